@@ -1,0 +1,233 @@
+/**
+ * The text of the system prompt: the built-in default, the blocks of the
+ * AUTHORITATIVE preamble, the tools catalogue, and their composition in the
+ * fixed order
+ *
+ *   base → tool addenda → operator appends → dynamic preamble → tools catalogue
+ *
+ * The volatile parts come last so a change (a new timestamp, a memory write)
+ * invalidates only the tail of a cached prompt. Everything here is pure.
+ *
+ * @module
+ */
+import {
+  operatorAppendCap,
+  sanitizeAddendum,
+  sanitizeSingleLine,
+  toolAddendumCap,
+  toolDescriptionCap,
+  toolNameCap
+} from "./Sanitize.js"
+import type { ToolSpec } from "./ToolCall.js"
+
+/** The default knowledge cutoff announced to the model. */
+export const defaultKnowledgeCutoff = "2024-10"
+
+/** How many memory keywords the vocabulary block lists at most. */
+export const memoryVocabularyCap = 40
+
+/** The built-in default base prompt, used unless the operator supplies their own. */
+export const builtinSystemPrompt = `You are Deep, an expert systems engineer and a careful, direct assistant.
+
+Work in a loop: TIME -> THINK -> PLAN -> EXECUTE -> VERIFY.
+- TIME: when the answer depends on "now", "today" or recent events, establish the current date first (the AUTHORITATIVE DATE/TIME below, or the datetime tool).
+- THINK: work out what is really being asked and what you need to know to answer it.
+- PLAN: for multi-step work, pick one viable approach and carry it through; do not stop at a list of options or a draft.
+- EXECUTE: act with your tools instead of guessing; when you say you will use a tool, call it in the same turn.
+- VERIFY: check results before you answer, and say plainly what you could not verify.
+
+Answer concisely. Prefer exact figures, names and commands over vague descriptions.`
+
+/** A keyword of the memory store and how many entries carry it. */
+export interface KeywordCount {
+  readonly keyword: string
+  readonly count: number
+}
+
+/** What the memory store holds, as the vocabulary block shows it. */
+export interface MemoryVocabulary {
+  readonly entries: number
+  readonly keywords: ReadonlyArray<KeywordCount>
+}
+
+/** Which blocks of the dynamic preamble to render. */
+export interface PreambleOptions {
+  /** Render the DATE/TIME and KNOWLEDGE CUTOFF blocks. Default true. */
+  readonly injectDateTime: boolean
+  /** The cutoff announced, `YYYY-MM`. Default `2024-10`. */
+  readonly knowledgeCutoff: string
+  /** Render the memory-first KNOWLEDGE LOOP rules. */
+  readonly knowledgeLoop: boolean
+  /** Render the CITE SOURCES rule. Default false. */
+  readonly citeSources: boolean
+  /** Render the MEMORY VOCABULARY block when a store with entries is present. Default true. */
+  readonly memoryVocabulary: boolean
+  /** IANA time zone for the timestamp; the machine's zone when absent. */
+  readonly timeZone?: string
+}
+
+/**
+ * Formats an instant as `%Y-%m-%d %H:%M:%S %z (%Z)` in `timeZone` (the
+ * machine's zone by default), e.g. `2026-04-26 23:14:08 -0300 (GMT-3)`.
+ */
+export const formatTimestamp = (epochMillis: number, timeZone?: string): string => {
+  const date = new Date(epochMillis)
+  const zone = timeZone === undefined ? {} : { timeZone }
+  const part = (parts: ReadonlyArray<Intl.DateTimeFormatPart>, type: Intl.DateTimeFormatPartTypes): string =>
+    parts.find((p) => p.type === type)?.value ?? ""
+  const fields = new Intl.DateTimeFormat("en-US", {
+    ...zone,
+    year: "numeric",
+    month: "2-digit",
+    day: "2-digit",
+    hour: "2-digit",
+    minute: "2-digit",
+    second: "2-digit",
+    hourCycle: "h23",
+    timeZoneName: "longOffset"
+  }).formatToParts(date)
+  const longOffset = part(fields, "timeZoneName") // "GMT-03:00", or "GMT" for a zero offset
+  const sign = longOffset.length > 3 ? longOffset.charAt(3) : "+"
+  const offset = longOffset.length > 3 ? `${sign}${longOffset.slice(4, 6)}${longOffset.slice(7, 9)}` : "+0000"
+  const abbreviation = part(
+    new Intl.DateTimeFormat("en-US", { ...zone, timeZoneName: "short" }).formatToParts(date),
+    "timeZoneName"
+  )
+  return `${part(fields, "year")}-${part(fields, "month")}-${part(fields, "day")} ` +
+    `${part(fields, "hour")}:${part(fields, "minute")}:${part(fields, "second")} ${offset} (${abbreviation})`
+}
+
+/** The AUTHORITATIVE DATE/TIME block. */
+export const dateTimeBlock = (timestamp: string): string =>
+  `# AUTHORITATIVE DATE/TIME (do not ignore, do not second-guess)
+Current date and time: ${timestamp}.
+Trust this over any training-data intuition about "today".
+Compute ages, durations, deadlines and "how long ago" from this date.`
+
+/** The KNOWLEDGE CUTOFF block. */
+export const knowledgeCutoffBlock = (cutoff: string): string =>
+  `# KNOWLEDGE CUTOFF
+Your training data ends around ${sanitizeSingleLine(cutoff, 32)}.
+For ANY claim about events, people, products, prices, releases,
+leaders, scores, weather, or facts after that cutoff you MUST
+either:
+  1. Call a tool (web action=search/fetch, datetime, …) to verify, OR
+  2. Explicitly state that you are not certain.
+Never present a post-cutoff fact as known.`
+
+/** The memory-first KNOWLEDGE LOOP rules. */
+export const knowledgeLoopBlock = `# KNOWLEDGE LOOP
+When your memory tools (knowledge_*) and web tools are both available, answer this way:
+  1. Memory first: knowledge_search / knowledge_load the relevant keywords.
+  2. Web second: also search the web, even when memory had results.
+  3. Merge and answer: combine both; on a conflict prefer the more recent, more authoritative source.
+  4. Update memory: knowledge_save the durable new facts the web gave you.`
+
+/** The CITE SOURCES rule. */
+export const citeSourcesBlock = `# CITE SOURCES
+When your answer uses facts a tool gave you (a web page, a file, a memory entry), name the source next to the fact:
+the URL, the file path or the memory keywords. Never invent a source.`
+
+/**
+ * The MEMORY VOCABULARY block: the top keywords by count (ties by name), or
+ * nothing when the store is empty.
+ */
+export const memoryVocabularyBlock = (vocabulary: MemoryVocabulary): string => {
+  if (vocabulary.entries === 0 || vocabulary.keywords.length === 0) return ""
+  const top = [...vocabulary.keywords]
+    .sort((a, b) => b.count - a.count || (a.keyword < b.keyword ? -1 : a.keyword > b.keyword ? 1 : 0))
+    .slice(0, memoryVocabularyCap)
+    .map(({ count, keyword }) => `${sanitizeSingleLine(keyword, 32)}(${count})`)
+  return `# MEMORY VOCABULARY (the keywords your private memory currently
+has tagged — the FIRST place to look for anything you might
+already know)
+${vocabulary.entries} entries (most-common first; call knowledge_search(
+keywords=["<name>", ...]) to recall):
+${top.join(" ")}`
+}
+
+/**
+ * The dynamic preamble, in its fixed order: DATE/TIME, KNOWLEDGE CUTOFF,
+ * KNOWLEDGE LOOP, CITE SOURCES, and MEMORY VOCABULARY last (the only block a
+ * memory write changes).
+ */
+export const dynamicPreamble = (
+  options: PreambleOptions,
+  epochMillis: number,
+  vocabulary: MemoryVocabulary | undefined
+): string =>
+  joinBlocks([
+    options.injectDateTime ? dateTimeBlock(formatTimestamp(epochMillis, options.timeZone)) : "",
+    options.injectDateTime ? knowledgeCutoffBlock(options.knowledgeCutoff) : "",
+    options.knowledgeLoop ? knowledgeLoopBlock : "",
+    options.citeSources ? citeSourcesBlock : "",
+    options.memoryVocabulary && vocabulary !== undefined ? memoryVocabularyBlock(vocabulary) : ""
+  ])
+
+/** The read-only `evaluate` rule, shown whenever `evaluate` is registered. */
+export const writeEditPolicyBlock = (specs: ReadonlyArray<ToolSpec>): string => {
+  const names = new Set(specs.map((spec) => spec.name))
+  const writer = names.has("fs_write") ? "fs_write" : names.has("fs") ? `fs(action="write")` : undefined
+  return `## Write/edit policy (AUTHORITATIVE)
+evaluate is READ-ONLY: it computes and may read files, but any attempt to write, create or delete a file from it fails.
+${
+    writer === undefined
+      ? "You have no file-writing tool: deliver file contents directly in your reply."
+      : `To create or change a file, use ${writer}.`
+  }`
+}
+
+/**
+ * The tools catalogue: the closed-set rule and one line per active tool,
+ * each name and description forced onto one line and capped, so a hostile
+ * tool description cannot forge a section of the prompt.
+ */
+export const toolsBlock = (specs: ReadonlyArray<ToolSpec>): string => {
+  if (specs.length === 0) {
+    return `# TOOLS
+You have no tools in this session. Answer from what you know, and say so when you are not certain.`
+  }
+  const lines = specs.map((spec) =>
+    `- ${sanitizeSingleLine(spec.name, toolNameCap)} — ${sanitizeSingleLine(spec.shortDescription, toolDescriptionCap)}`
+  )
+  return joinBlocks([
+    `# TOOLS (AUTHORITATIVE)
+Your tools are EXACTLY the ones listed here and in your schema. Never invent a tool name or call one you remember
+from training. If you are asked for a file or document and have no tool that writes files, deliver the content
+directly in your reply.
+Active tools:
+${lines.join("\n")}`,
+    specs.some((spec) => spec.name === "evaluate") ? writeEditPolicyBlock(specs) : ""
+  ])
+}
+
+/** The five layers of a system prompt, before sanitizing. */
+export interface SystemPromptLayers {
+  /** The base prompt: the built-in default, the operator's own, or empty. */
+  readonly base: string
+  /** The registered tools; their addenda form layer 2 and their catalogue layer 5. */
+  readonly tools: ReadonlyArray<ToolSpec>
+  /** The operator's appended texts, in call order. */
+  readonly appends: ReadonlyArray<string>
+  /** The rendered dynamic preamble. */
+  readonly preamble: string
+  /** Whether to end with the tools catalogue (a remote server renders its own). */
+  readonly toolsCatalogue: boolean
+}
+
+/**
+ * Composes the system prompt in the fixed order, sanitizing every spliced
+ * text: each tool addendum (8 KiB) and the operator appends (16 KiB).
+ */
+export const composeSystemPrompt = (layers: SystemPromptLayers): string =>
+  joinBlocks([
+    layers.base,
+    ...layers.tools.map((spec) => sanitizeAddendum(spec.systemAddendum ?? "", toolAddendumCap)),
+    sanitizeAddendum(joinBlocks(layers.appends), operatorAppendCap),
+    layers.preamble,
+    layers.toolsCatalogue ? toolsBlock(layers.tools) : ""
+  ])
+
+/** Joins the non-blank blocks with one blank line between them. */
+export const joinBlocks = (blocks: ReadonlyArray<string>): string =>
+  blocks.map((block) => block.trim()).filter((block) => block !== "").join("\n\n")

@@ -1,0 +1,231 @@
+/**
+ * The tool-authoring API. A tool is a name, a description, a parameter
+ * Schema and a handler; the JSON Schema the model sees is derived from the
+ * parameter Schema, and the arguments the model writes are decoded leniently
+ * and validated strictly before the handler runs.
+ *
+ * ```ts
+ * const rollDice = Tool.make({
+ *   name: "roll_dice",
+ *   description: "Roll dice. Example: {\"sides\": 6}",
+ *   parameters: Schema.Struct({ sides: Schema.Int.pipe(Schema.between(2, 100)) }),
+ *   handler: ({ sides }) => Effect.succeed(String(1 + Math.floor(Math.random() * sides)))
+ * })
+ * ```
+ *
+ * @module
+ */
+import { Effect, Either, JSONSchema, ParseResult, Schema, SchemaAST } from "effect"
+import { ToolFailure } from "./errors.js"
+import {
+  coerceToSchema,
+  describeParameters,
+  exampleArguments,
+  parseArgumentObject,
+  requiredProperties
+} from "./ToolArguments.js"
+import { type JsonSchema, ToolResult, ToolSpec, wireDescription } from "./ToolCall.js"
+
+/** What a handler returns: plain text, or a full result (to flag an error itself). */
+export type ToolOutput = string | ToolResult
+
+/**
+ * Which surface of a tool family a tool belongs to. `split` tools are one
+ * focused verb each (`fs_read`, `fs_write`); `unified` tools dispatch on an
+ * `action` field (`fs(action="read")`). The registry's tool mode decides
+ * which surfaces the model sees; `always` tools are shown in every mode.
+ */
+export type ToolSurface = "always" | "split" | "unified"
+
+/** A tool, ready to register: its spec and how to invoke it. */
+export interface Tool {
+  readonly spec: ToolSpec
+  readonly surface: ToolSurface
+  /**
+   * Decodes the raw argument text and runs the handler. Never fails: bad
+   * arguments and handler failures come back as error results that teach
+   * the model the correct call. Handler defects are left to the registry.
+   */
+  readonly invoke: (rawArguments: string) => Effect.Effect<ToolResult>
+}
+
+/** The options both tool constructors share. */
+export interface ToolOptions {
+  /** The function name the model calls: 1 to 64 letters, digits, `_` or `-`. */
+  readonly name: string
+  /** The full manual: purpose, required and optional parameters, output, examples, errors. */
+  readonly description: string
+  /** The one-line trigger shown on the wire; defaults to the description's first line. */
+  readonly shortDescription?: string
+  /** Prompt-level guidance this tool ships itself, spliced into the system prompt. */
+  readonly systemAddendum?: string
+  /** Example argument objects; the first one is shown when a call is rejected. */
+  readonly examples?: ReadonlyArray<Record<string, unknown>>
+  /**
+   * For tools that dispatch on a required `action` field: infers the action
+   * from the other arguments when the model left it out.
+   */
+  readonly inferAction?: (args: Readonly<Record<string, unknown>>) => string | undefined
+  /** The tool-family surface; `always` by default. */
+  readonly surface?: ToolSurface
+}
+
+/**
+ * What a handler may fail with: `ToolFailure`, or any error with a message
+ * (tagged errors qualify). The message is what the model reads.
+ */
+export interface HandlerError {
+  readonly message: string
+  readonly _tag?: string
+}
+
+/** Options of {@link make}: parameters as an Effect Schema. */
+export interface MakeOptions<A, I> extends ToolOptions {
+  /** The parameters, usually a `Schema.Struct`; omit for a tool that takes none. */
+  readonly parameters?: Schema.Schema<A, I, never>
+  /** Runs the call. Fail with `ToolFailure` to tell the model what went wrong. */
+  readonly handler: (params: A) => Effect.Effect<ToolOutput, HandlerError>
+}
+
+/** Options of {@link fromJsonSchema}: parameters as a JSON Schema from elsewhere. */
+export interface JsonSchemaOptions extends ToolOptions {
+  readonly parameters: JsonSchema
+  readonly handler: (args: Readonly<Record<string, unknown>>) => Effect.Effect<ToolOutput, HandlerError>
+}
+
+const noParameters: JsonSchema = { type: "object", properties: {} }
+
+const isEmptyStruct = (ast: SchemaAST.AST): boolean =>
+  SchemaAST.isTypeLiteral(ast) && ast.propertySignatures.length === 0 && ast.indexSignatures.length === 0
+
+/**
+ * The JSON Schema of a parameter Schema, inlined (no top-level `$ref`) and
+ * describing the encoded side: what the model must write.
+ */
+export const parametersJsonSchema = <A, I>(parameters: Schema.Schema<A, I, never>): JsonSchema => {
+  if (isEmptyStruct(parameters.ast)) return noParameters
+  const definitions: Record<string, JSONSchema.JsonSchema7> = {}
+  const json = JSONSchema.fromAST(parameters.ast, { definitions, topLevelReferenceStrategy: "skip" })
+  return Object.keys(definitions).length === 0 ? { ...json } : { ...json, $defs: definitions }
+}
+
+const toResult = (output: ToolOutput): ToolResult => (typeof output === "string" ? ToolResult.ok(output) : output)
+
+/** The message of a handler failure, for the model to read. */
+const failureText = (error: HandlerError): string =>
+  error.message !== "" ? error.message : error._tag ?? "the tool failed"
+
+/** Builds the teaching message for a rejected call. */
+const rejection = (name: string, schema: JsonSchema, options: ToolOptions, reason: string): ToolResult => {
+  const example = options.examples?.[0] ?? exampleArguments(schema)
+  return ToolResult.error(
+    [
+      `${name}: invalid arguments: ${reason}`,
+      `Parameters: ${describeParameters(schema)}`,
+      `Example call: ${name}(${JSON.stringify(example)})`
+    ].join("\n")
+  )
+}
+
+/** Parses, repairs the forgivable, and fills in an inferred action. */
+const prepareArguments = (
+  raw: string,
+  schema: JsonSchema,
+  options: ToolOptions
+): Either.Either<Readonly<Record<string, unknown>>, string> =>
+  Either.map(parseArgumentObject(raw), (parsed) => {
+    const coerced = coerceToSchema(parsed, schema) as Readonly<Record<string, unknown>> // coercion keeps objects objects
+    if (options.inferAction === undefined || "action" in coerced) return coerced
+    if (!requiredProperties(schema).includes("action")) return coerced
+    const action = options.inferAction(coerced)
+    return action === undefined ? coerced : { ...coerced, action }
+  })
+
+const formatParseError = (error: ParseResult.ParseError): string => {
+  const seen = new Set<string>()
+  const lines: Array<string> = []
+  for (const issue of ParseResult.ArrayFormatter.formatErrorSync(error)) {
+    const path = issue.path.join(".")
+    if (seen.has(path)) continue // unions report one line per member; the first says enough
+    seen.add(path)
+    lines.push(path === "" ? issue.message : `${path}: ${issue.message}`)
+  }
+  return lines.join("; ")
+}
+
+const buildSpec = (options: ToolOptions, parameters: JsonSchema): ToolSpec =>
+  new ToolSpec({
+    name: options.name,
+    description: options.description,
+    shortDescription: wireDescription(options.description, options.shortDescription),
+    parameters,
+    ...(options.systemAddendum === undefined ? {} : { systemAddendum: options.systemAddendum })
+  })
+
+/** Builds `invoke`: prepare the arguments, validate them, run the handler, never fail. */
+const invoker = <A>(
+  options: ToolOptions,
+  schema: JsonSchema,
+  validate: (args: Readonly<Record<string, unknown>>) => Either.Either<A, string>,
+  handler: (params: A) => Effect.Effect<ToolOutput, HandlerError>
+) =>
+(raw: string): Effect.Effect<ToolResult> => {
+  const validated = Either.flatMap(prepareArguments(raw, schema, options), validate)
+  return Either.isLeft(validated)
+    ? Effect.succeed(rejection(options.name, schema, options, validated.left))
+    : handler(validated.right).pipe(
+      Effect.map(toResult),
+      Effect.catchAll((error) => Effect.succeed(ToolResult.error(`${options.name}: ${failureText(error)}`)))
+    )
+}
+
+/** Defines a tool whose parameters are an Effect Schema. */
+export const make = <A, I>(options: MakeOptions<A, I>): Tool => {
+  if (options.parameters === undefined) {
+    return {
+      spec: buildSpec(options, noParameters),
+      surface: options.surface ?? "always",
+      invoke: invoker(options, noParameters, rejectAnyArgument, () => options.handler({} as A)) // no parameters: A is {}
+    }
+  }
+  const schema = parametersJsonSchema(options.parameters)
+  const decode = Schema.decodeUnknownEither(options.parameters, { errors: "all", onExcessProperty: "error" })
+  return {
+    spec: buildSpec(options, schema),
+    surface: options.surface ?? "always",
+    invoke: invoker(options, schema, (args) => Either.mapLeft(decode(args), formatParseError), options.handler)
+  }
+}
+
+const rejectAnyArgument = (args: Readonly<Record<string, unknown>>): Either.Either<void, string> => {
+  const names = Object.keys(args)
+  return names.length === 0 ? Either.void : Either.left(`this tool takes no arguments, got: ${names.join(", ")}`)
+}
+
+const checkRequired = (schema: JsonSchema) =>
+(args: Readonly<Record<string, unknown>>): Either.Either<Readonly<Record<string, unknown>>, string> => {
+  const missing = requiredProperties(schema).filter((name) => !(name in args))
+  return missing.length === 0 ? Either.right(args) : Either.left(missing.map((name) => `${name}: is missing`).join("; "))
+}
+
+/**
+ * Defines a tool whose parameters are a JSON Schema from elsewhere (an
+ * external manifest, an MCP server). Arguments are repaired leniently and
+ * required parameters are checked; deeper validation is the handler's.
+ */
+export const fromJsonSchema = (options: JsonSchemaOptions): Tool => ({
+  spec: buildSpec(options, options.parameters),
+  surface: options.surface ?? "always",
+  invoke: invoker(options, options.parameters, checkRequired(options.parameters), options.handler)
+})
+
+/** A failure for a handler to return when the model should read `message`. */
+export const fail = (message: string): Effect.Effect<never, ToolFailure> => Effect.fail(new ToolFailure({ message }))
+
+const isNameChar = (char: string): boolean =>
+  (char >= "a" && char <= "z") || (char >= "A" && char <= "Z") || (char >= "0" && char <= "9") || char === "_" ||
+  char === "-"
+
+/** Whether `name` is a valid function name for every OpenAI-compatible backend. */
+export const isValidName = (name: string): boolean =>
+  name.length >= 1 && name.length <= 64 && [...name].every(isNameChar)

@@ -1,0 +1,71 @@
+/**
+ * What crosses the tool boundary: the call a model makes, the result it gets
+ * back, and the spec it was shown.
+ *
+ * @module
+ */
+import { Schema } from "effect"
+
+/**
+ * One tool call as the model wrote it. `arguments` is the raw JSON text,
+ * kept verbatim: decoding (and forgiving small-model mistakes) is the tool's
+ * job, and the raw text is what goes back into the history.
+ */
+export class ToolCall extends Schema.Class<ToolCall>("ToolCall")({
+  id: Schema.String,
+  name: Schema.String,
+  arguments: Schema.String
+}) {}
+
+/**
+ * What a tool call produced. An error result is data, not a failure: the
+ * model reads `content` and gets the chance to correct its next call.
+ */
+export class ToolResult extends Schema.Class<ToolResult>("ToolResult")({
+  content: Schema.String,
+  isError: Schema.optionalWith(Schema.Boolean, { default: () => false })
+}) {
+  /** A successful result. */
+  static ok(content: string): ToolResult {
+    return new ToolResult({ content, isError: false })
+  }
+  /** An error result whose text teaches the model the correct call. */
+  static error(content: string): ToolResult {
+    return new ToolResult({ content, isError: true })
+  }
+}
+
+/** A JSON Schema object, as shown to the model and sent on the wire. */
+export const JsonSchema = Schema.Record({ key: Schema.String, value: Schema.Unknown })
+/** A JSON Schema object, as shown to the model and sent on the wire. */
+export type JsonSchema = typeof JsonSchema.Type
+
+/**
+ * A tool as the model (or a remote client, or an MCP peer) sees it.
+ *
+ * - `description`: the full manual, shown by `tool_lookup` and MCP `tools/list`.
+ * - `shortDescription`: the one-line trigger used on the wire and in the
+ *   system prompt's active-tools list.
+ * - `systemAddendum`: prompt-level guidance the tool ships itself, spliced
+ *   into the system prompt when the tool is registered.
+ */
+export class ToolSpec extends Schema.Class<ToolSpec>("ToolSpec")({
+  name: Schema.String,
+  description: Schema.String,
+  shortDescription: Schema.String,
+  parameters: JsonSchema,
+  systemAddendum: Schema.optional(Schema.String)
+}) {}
+
+/**
+ * The one-line description of a tool: the explicit short description, else
+ * the first non-empty line of the full description.
+ */
+export const wireDescription = (description: string, shortDescription?: string): string => {
+  if (shortDescription !== undefined && shortDescription.trim() !== "") return shortDescription.trim()
+  for (const line of description.split("\n")) {
+    const trimmed = line.trim()
+    if (trimmed !== "") return trimmed
+  }
+  return ""
+}

@@ -1,0 +1,75 @@
+/**
+ * Tagged errors: every failure a caller can act on, matchable with
+ * `Effect.catchTag`. What a *model* must read (a tool failing) is not here:
+ * that is data, a `ToolResult` with `isError: true`.
+ *
+ * @module
+ */
+import { Schema } from "effect"
+
+/** A model turn could not be produced or read. */
+export class ModelError extends Schema.TaggedError<ModelError>()("ModelError", {
+  reason: Schema.Literal("Transport", "RateLimited", "BadResponse", "Unavailable"),
+  detail: Schema.optional(Schema.String),
+  cause: Schema.optional(Schema.Defect)
+}) {
+  override get message(): string {
+    return this.detail === undefined ? this.reason : `${this.reason}: ${this.detail}`
+  }
+  /** Whether trying the same request again may succeed. */
+  get isRetryable(): boolean {
+    return this.reason === "Transport" || this.reason === "RateLimited"
+  }
+}
+
+/** The prompt does not fit the model's context window. */
+export class ContextOverflow extends Schema.TaggedError<ContextOverflow>()("ContextOverflow", {
+  promptTokens: Schema.Number,
+  contextSize: Schema.Number
+}) {
+  override get message(): string {
+    return `the prompt needs ${this.promptTokens} tokens but the context holds ${this.contextSize}`
+  }
+}
+
+/** Everything a `ChatModel` stream can fail with. */
+export type ChatModelError = ModelError | ContextOverflow
+
+/**
+ * The agent used its whole tool-hop budget without the model giving a final
+ * answer. Carries the partial answer, so a caller that turns the signal into
+ * a failure loses nothing.
+ */
+export class HopLimitReached extends Schema.TaggedError<HopLimitReached>()("HopLimitReached", {
+  hops: Schema.Number,
+  partial: Schema.String
+}) {
+  override get message(): string {
+    return `the model was still calling tools after ${this.hops} hops`
+  }
+}
+
+/** A tool could not be registered. */
+export class ToolRegistrationError extends Schema.TaggedError<ToolRegistrationError>()("ToolRegistrationError", {
+  name: Schema.String,
+  reason: Schema.Literal("InvalidName", "Duplicate")
+}) {
+  override get message(): string {
+    return this.reason === "Duplicate"
+      ? `a tool named "${this.name}" is already registered`
+      : `"${this.name}" is not a valid tool name: use 1 to 64 letters, digits, "_" or "-"`
+  }
+}
+
+/**
+ * A tool handler's own failure. Its message is what the model reads, so
+ * write it to teach: say what went wrong and show the correct call.
+ */
+export class ToolFailure extends Schema.TaggedError<ToolFailure>()("ToolFailure", {
+  message: Schema.String
+}) {}
+
+/** A façade or session was configured in a way that cannot work. */
+export class ConfigurationError extends Schema.TaggedError<ConfigurationError>()("ConfigurationError", {
+  message: Schema.String
+}) {}
