@@ -1,0 +1,242 @@
+/**
+ * The Tier-1 façade: an agent in three lines, from plain async TypeScript or
+ * from Effect, built on exactly the `Session` stack underneath.
+ *
+ * ```ts
+ * const agent = easyai.withModel(model)
+ * console.log(await agent.ask("What is 2+2?"))
+ * ```
+ *
+ * Construction is cheap: nothing is built until the first question. Fluent
+ * setters configure the agent; those that shape the conversation (system
+ * prompt, tools) keep working after it started, and take effect at the next
+ * question.
+ *
+ * @module
+ */
+import { Cause, Effect, Exit, type Layer, ManagedRuntime, Stream } from "effect"
+import type { AgentEvent } from "./domain/AgentEvent.js"
+import { ConfigurationError, type ToolRegistrationError } from "./domain/errors.js"
+import type { ChatMessage } from "./domain/Message.js"
+import type { PresetName, SamplingOverrides } from "./domain/Sampling.js"
+import type { PreambleOptions } from "./domain/SystemPrompt.js"
+import type { Tool } from "./domain/Tool.js"
+import type * as AgentLive from "./layers/agent/AgentLive.js"
+import type * as SessionLive from "./layers/session/SessionLive.js"
+import * as SessionStack from "./layers/session/SessionStack.js"
+import type { AgentError } from "./services/Agent.js"
+import type { Approval } from "./services/Approval.js"
+import type { ChatModel } from "./services/ChatModel.js"
+import { type ChatOptions, Session, type Service as SessionService, type SystemAppend } from "./services/Session.js"
+import type { ToolMode } from "./services/ToolRegistry.js"
+
+/** Options of one question. */
+export interface AskOptions extends ChatOptions {
+  /** Aborting it cancels the generation and any running tool. */
+  readonly signal?: AbortSignal
+}
+
+type Mutable<T> = { -readonly [K in keyof T]: T[K] }
+
+/** An agent behind a fluent, Promise-friendly API. */
+export class EasyAgent<E = never> {
+  private readonly session: Mutable<SessionLive.Config> = {}
+  private readonly agent: Mutable<AgentLive.Options> = {}
+  private preambleOptions: Partial<PreambleOptions> = {}
+  private mode: ToolMode = "split"
+  private approvalLayer: Layer.Layer<Approval> | undefined
+  private presetName: PresetName | undefined
+  private samplingOverrides: SamplingOverrides = {}
+  private runtime: ManagedRuntime.ManagedRuntime<SessionStack.Services, E | ToolRegistrationError> | undefined
+  /** Changes made after the start, applied before the next question. */
+  private pending: Array<Effect.Effect<void, ToolRegistrationError, Session>> = []
+
+  constructor(private readonly model: Layer.Layer<ChatModel, E>) {}
+
+  private beforeStart(setter: string): void {
+    if (this.runtime !== undefined) {
+      throw new ConfigurationError({ message: `${setter}() must be called before the agent's first question` })
+    }
+  }
+
+  private change(before: () => void, after: (session: SessionService) => Effect.Effect<void, ToolRegistrationError>) {
+    if (this.runtime === undefined) before()
+    else this.pending.push(Effect.flatMap(Session, after))
+    return this
+  }
+
+  /** Replaces the built-in base prompt verbatim (after the start: and clears the history). */
+  system(text: string): this {
+    return this.change(() => (this.session.system = text), (session) => session.setSystem(text))
+  }
+
+  /** Appends text (or a function recomputed on every refresh) after the base prompt. */
+  systemAppend(append: SystemAppend): this {
+    return this.change(
+      () => (this.session.systemAppend = [...(this.session.systemAppend ?? []), append]),
+      (session) => Effect.zipRight(session.appendSystem(append), session.refreshSystem)
+    )
+  }
+
+  /** Adds a tool (after the start: mid-conversation, history kept). */
+  addTool(tool: Tool): this {
+    return this.change(
+      () => (this.session.tools = [...(this.session.tools ?? []), tool]),
+      (session) => session.addTool(tool)
+    )
+  }
+
+  /** Drops the built-in base prompt. */
+  noBuiltinSystem(): this {
+    this.beforeStart("noBuiltinSystem")
+    this.session.noBuiltinSystem = true
+    return this
+  }
+
+  /** Registers (default) or leaves out the default toolset. */
+  withDefaultTools(enabled = true): this {
+    this.beforeStart("withDefaultTools")
+    this.session.withDefaultTools = enabled
+    return this
+  }
+
+  /** Overrides the dynamic preamble's options. */
+  preamble(options: Partial<PreambleOptions>): this {
+    this.beforeStart("preamble")
+    this.preambleOptions = { ...this.preambleOptions, ...options }
+    return this
+  }
+
+  /** Which tool-family surfaces the model sees. */
+  toolMode(mode: ToolMode): this {
+    this.beforeStart("toolMode")
+    this.mode = mode
+    return this
+  }
+
+  /** The approval gate (every call is approved by default). */
+  approval(layer: Layer.Layer<Approval>): this {
+    this.beforeStart("approval")
+    this.approvalLayer = layer
+    return this
+  }
+
+  /** The tool-hop budget per question. */
+  maxToolHops(hops: number): this {
+    this.beforeStart("maxToolHops")
+    this.agent.maxToolHops = hops
+    return this
+  }
+
+  /** The sampling preset for the following questions. */
+  preset(name: PresetName): this {
+    this.presetName = name
+    return this
+  }
+
+  /** Shaper overrides (temperature, topP, topK, minP) for the following questions. */
+  sampling(overrides: SamplingOverrides): this {
+    this.samplingOverrides = { ...this.samplingOverrides, ...overrides }
+    return this
+  }
+
+  private started(): ManagedRuntime.ManagedRuntime<SessionStack.Services, E | ToolRegistrationError> {
+    if (this.runtime === undefined) {
+      this.runtime = ManagedRuntime.make(SessionStack.layer({
+        model: this.model,
+        toolMode: this.mode,
+        preamble: this.preambleOptions,
+        session: this.session,
+        agent: this.agent,
+        ...(this.approvalLayer === undefined ? {} : { approval: this.approvalLayer })
+      }))
+    }
+    return this.runtime
+  }
+
+  private chatOptions(options: ChatOptions): ChatOptions {
+    return {
+      ...(this.presetName === undefined ? {} : { preset: this.presetName }),
+      ...options,
+      sampling: { ...this.samplingOverrides, ...options.sampling }
+    }
+  }
+
+  /** The session, after applying pending changes. */
+  private readonly ready: Effect.Effect<SessionService, ToolRegistrationError, Session> = Effect.suspend(() => {
+    const changes = this.pending
+    this.pending = []
+    return Effect.zipRight(Effect.all(changes, { discard: true }), Session)
+  })
+
+  /** The answer to `text`, as an Effect (the stack is built on first use). */
+  askEffect(text: string, options: ChatOptions = {}): Effect.Effect<string, AgentError | ToolRegistrationError | E> {
+    const question = Effect.flatMap(this.ready, (session) => session.chat(text, this.chatOptions(options)))
+    return Effect.map(Effect.provide(question, this.started()), (turn) => turn.text)
+  }
+
+  /** The events of answering `text`, as a Stream. */
+  streamEffect(text: string, options: ChatOptions = {}): Stream.Stream<AgentEvent, AgentError | ToolRegistrationError | E> {
+    const events = Stream.unwrap(Effect.map(this.ready, (session) => session.stream(text, this.chatOptions(options))))
+    return Stream.unwrap(Effect.map(this.started(), (runtime) => Stream.provideContext(events, runtime.context)))
+  }
+
+  /** The answer to `text`. Rejects with the typed error (e.g. a `ModelError`). */
+  async ask(text: string, options: AskOptions = {}): Promise<string> {
+    const { signal, ...chat } = options
+    return this.run(this.askEffect(text, chat), signal)
+  }
+
+  /** The events of answering `text`, as they happen. Breaking out of the loop cancels the generation. */
+  stream(text: string, options: AskOptions = {}): AsyncIterable<AgentEvent> {
+    const { signal, ...chat } = options
+    const events = this.streamEffect(text, chat)
+    const stopped = signal === undefined ? events : Stream.interruptWhen(events, abortOf(signal))
+    return Stream.toAsyncIterable(stopped)
+  }
+
+  /** The conversation so far, without the system prompt. */
+  history(): Promise<ReadonlyArray<ChatMessage>> {
+    return this.run(Effect.flatMap(this.ready, (session) => session.history))
+  }
+
+  /** The system prompt the next question will use. */
+  renderSystem(): Promise<string> {
+    return this.run(Effect.flatMap(this.ready, (session) => session.system))
+  }
+
+  /** Clears the conversation. */
+  reset(): Promise<void> {
+    return this.run(Effect.flatMap(this.ready, (session) => session.reset))
+  }
+
+  /** Releases the model and everything else the agent holds. */
+  async close(): Promise<void> {
+    await this.runtime?.dispose()
+  }
+
+  /** `await using agent = …` closes the agent at the end of the block. */
+  async [Symbol.asyncDispose](): Promise<void> {
+    await this.close()
+  }
+
+  private async run<A, Err>(effect: Effect.Effect<A, Err, SessionStack.Services>, signal?: AbortSignal): Promise<A> {
+    const exit = await this.started().runPromiseExit(effect, signal === undefined ? {} : { signal })
+    if (Exit.isSuccess(exit)) return exit.value
+    throw Cause.squash(exit.cause)
+  }
+}
+
+const abortOf = (signal: AbortSignal): Effect.Effect<void> =>
+  Effect.async<void>((resume) => {
+    if (signal.aborted) return resume(Effect.void)
+    const onAbort = () => resume(Effect.void)
+    signal.addEventListener("abort", onAbort, { once: true })
+    return Effect.sync(() => signal.removeEventListener("abort", onAbort))
+  })
+
+/** The Tier-1 entry point. */
+export const easyai = {
+  /** An agent on any `ChatModel` Layer: a local engine, a remote client, or a scripted double. */
+  withModel: <E>(model: Layer.Layer<ChatModel, E>): EasyAgent<E> => new EasyAgent(model)
+}

@@ -1,0 +1,52 @@
+/**
+ * easyai: an Effect-typed agent framework. A local GGUF model or any
+ * OpenAI-compatible endpoint behind one typed API, tools in ten lines, an
+ * agentic loop with typed errors and real cancellation.
+ *
+ * @module
+ */
+
+// Tier 1: the façade.
+export { type AskOptions, EasyAgent, easyai } from "./easyai.js"
+
+// Domain: data, tagged errors, pure functions.
+export * from "./domain/AgentEvent.js"
+export * from "./domain/errors.js"
+export * from "./domain/Message.js"
+export { FinishReason, Finished, ModelEvent, ToolCallRequested } from "./domain/ModelEvent.js"
+export * from "./domain/Sampling.js"
+export * from "./domain/Sanitize.js"
+export * from "./domain/SystemPrompt.js"
+export * as Tool from "./domain/Tool.js"
+export * from "./domain/ToolCall.js"
+
+// Services: the contracts.
+export { Agent, type AgentError, type RunInput, type Service as AgentService } from "./services/Agent.js"
+export { Approval, Decision, type Service as ApprovalService } from "./services/Approval.js"
+export {
+  ChatModel,
+  type ChatRequest,
+  type ModelInfo,
+  type Service as ChatModelService,
+  type ToolChoice
+} from "./services/ChatModel.js"
+export { MemoryStore, type Service as MemoryStoreService } from "./services/MemoryStore.js"
+export { type ComposeInput, Preamble, type Service as PreambleService } from "./services/Preamble.js"
+export {
+  type ChatOptions,
+  type Service as SessionService,
+  Session,
+  type SystemAppend
+} from "./services/Session.js"
+export { defaultAliases, type Service as ToolRegistryService, type ToolMode, ToolRegistry } from "./services/ToolRegistry.js"
+
+// Layers: the implementations.
+export * as AgentLive from "./layers/agent/AgentLive.js"
+export * as ApprovalLive from "./layers/approval/ApprovalLive.js"
+export * as ScriptedChatModel from "./layers/model/ScriptedChatModel.js"
+export * as PreambleLive from "./layers/preamble/PreambleLive.js"
+export * as ToolRegistryLive from "./layers/registry/ToolRegistryLive.js"
+export * as SessionLive from "./layers/session/SessionLive.js"
+export * as SessionStack from "./layers/session/SessionStack.js"
+export { defaultTools } from "./layers/tools/defaults.js"
+export { toolLookup } from "./layers/tools/toolLookup.js"

@@ -1,0 +1,140 @@
+/**
+ * A conversation on the `Agent`, `ToolRegistry` and `Preamble` in context.
+ *
+ * System-prompt semantics:
+ *
+ * | call | history | effect |
+ * |---|---|---|
+ * | `refreshSystem` | kept | recompose and install (appends recomputed) |
+ * | `setSystem(text)` | cleared | replace the base verbatim, recompose |
+ * | `addTool(tool)` | kept | register, recompose (its addendum and catalogue line) |
+ * | `reset` | cleared | the system prompt stays |
+ *
+ * The installed system prompt changes only through these calls, never per
+ * turn: a stable prompt is what lets a local model reuse its KV cache.
+ *
+ * @module
+ */
+import { Effect, Layer, Option, Ref, Stream } from "effect"
+import type { AgentEvent } from "../../domain/AgentEvent.js"
+import type { ToolRegistrationError } from "../../domain/errors.js"
+import { type ChatMessage, SystemMessage, UserMessage } from "../../domain/Message.js"
+import { defaultPreset, type PresetName, resolveSampling, type SamplingOverrides } from "../../domain/Sampling.js"
+import { builtinSystemPrompt, type PreambleOptions } from "../../domain/SystemPrompt.js"
+import type { Tool } from "../../domain/Tool.js"
+import { Agent, type AgentError } from "../../services/Agent.js"
+import { Preamble } from "../../services/Preamble.js"
+import { type ChatOptions, type Service, Session, type SystemAppend } from "../../services/Session.js"
+import { ToolRegistry } from "../../services/ToolRegistry.js"
+import { defaultTools } from "../tools/defaults.js"
+
+/** How a session starts. */
+export interface Config {
+  /** Replaces the built-in base prompt verbatim. */
+  readonly system?: string
+  /** Drops the built-in base prompt (combine with `systemAppend` to write your own). */
+  readonly noBuiltinSystem?: boolean
+  /** Texts appended after the base, in order; functions are recomputed on every refresh. */
+  readonly systemAppend?: ReadonlyArray<SystemAppend>
+  /** Registers the default toolset (`tool_lookup`, …). Default true. */
+  readonly withDefaultTools?: boolean
+  /** Extra tools, registered before the defaults. */
+  readonly tools?: ReadonlyArray<Tool>
+  /** Overrides of the dynamic preamble's options. */
+  readonly preamble?: Partial<PreambleOptions>
+  /** The sampling preset. Default `precise`. */
+  readonly preset?: PresetName
+  /** Shaper overrides on top of the preset, for every turn. */
+  readonly sampling?: SamplingOverrides
+  /** Ends the system prompt with the tools catalogue. Default true. */
+  readonly toolsCatalogue?: boolean
+  /** Overrides the agent's hop budget for this session's turns. */
+  readonly maxToolHops?: number
+}
+
+const renderAppend = (append: SystemAppend): string => (typeof append === "string" ? append : append())
+
+const make = (config: Config): Effect.Effect<Service, ToolRegistrationError, Agent | ToolRegistry | Preamble> =>
+  Effect.gen(function*() {
+    const agent = yield* Agent
+    const registry = yield* ToolRegistry
+    const preamble = yield* Preamble
+
+    for (const tool of config.tools ?? []) yield* registry.add(tool)
+    if (config.withDefaultTools ?? true) {
+      for (const tool of yield* defaultTools) yield* registry.add(tool)
+    }
+
+    const base = yield* Ref.make(
+      config.system ?? (config.noBuiltinSystem === true ? "" : builtinSystemPrompt)
+    )
+    const appends = yield* Ref.make<ReadonlyArray<SystemAppend>>(config.systemAppend ?? [])
+    const history = yield* Ref.make<ReadonlyArray<ChatMessage>>([])
+    // One turn at a time: a second chat, a reset or a new system prompt waits for the running turn.
+    const turnLock = yield* Effect.makeSemaphore(1)
+
+    const renderSystem = Effect.gen(function*() {
+      return yield* preamble.compose({
+        base: yield* Ref.get(base),
+        tools: yield* registry.specs,
+        appends: (yield* Ref.get(appends)).map(renderAppend),
+        toolsCatalogue: config.toolsCatalogue ?? true,
+        ...(config.preamble === undefined ? {} : { preamble: config.preamble })
+      })
+    })
+    const installed = yield* Ref.make(yield* renderSystem)
+    const install = Effect.flatMap(renderSystem, (prompt) => Ref.set(installed, prompt))
+
+    const samplingFor = (options: ChatOptions) =>
+      options.preset !== undefined
+        ? resolveSampling(options.preset, options.sampling)
+        : resolveSampling(config.preset ?? defaultPreset, { ...config.sampling, ...options.sampling })
+
+    const recordAppended = (event: AgentEvent) =>
+      event._tag === "MessagesAppended" ? Ref.update(history, (all) => [...all, ...event.messages]) : Effect.void
+
+    const stream = (text: string, options: ChatOptions = {}): Stream.Stream<AgentEvent, AgentError> =>
+      Stream.unwrapScoped(Effect.gen(function*() {
+        yield* Effect.acquireRelease(turnLock.take(1), () => turnLock.release(1))
+        const user = new UserMessage({ content: text })
+        const system = new SystemMessage({ content: yield* Ref.get(installed) })
+        const before = yield* Ref.getAndUpdate(history, (all) => [...all, user])
+        const maxToolHops = config.maxToolHops
+        return agent.run({
+          messages: [system, ...before, user],
+          sampling: samplingFor(options),
+          ...(options.maxTokens === undefined ? {} : { maxTokens: options.maxTokens }),
+          ...(options.toolChoice === undefined ? {} : { toolChoice: options.toolChoice }),
+          ...(maxToolHops === undefined ? {} : { maxToolHops })
+        }).pipe(Stream.tap(recordAppended))
+      }))
+
+    const chat = (text: string, options?: ChatOptions) =>
+      Stream.runLast(stream(text, options)).pipe(
+        Effect.map(Option.filter((event) => event._tag === "TurnComplete")),
+        Effect.flatMap(Option.match({
+          onNone: () => Effect.dieMessage("the agent stream ended without TurnComplete"),
+          onSome: Effect.succeed
+        }))
+      )
+
+    const locked = turnLock.withPermits(1)
+
+    return {
+      chat,
+      stream,
+      history: Ref.get(history),
+      system: Ref.get(installed),
+      renderSystem,
+      refreshSystem: locked(install),
+      setSystem: (text) => locked(Effect.zipRight(Ref.set(base, text), Effect.zipRight(Ref.set(history, []), install))),
+      appendSystem: (append) => Ref.update(appends, (all) => [...all, append]),
+      addTool: (tool) => locked(Effect.zipRight(registry.add(tool), install)),
+      reset: locked(Ref.set(history, []))
+    }
+  })
+
+/** A session Layer. */
+export const layer = (
+  config: Config = {}
+): Layer.Layer<Session, ToolRegistrationError, Agent | ToolRegistry | Preamble> => Layer.effect(Session, make(config))

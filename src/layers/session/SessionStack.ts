@@ -1,0 +1,55 @@
+/**
+ * The whole graph under a `Session`, wired once: the session on an agent
+ * loop, a tool registry shared by both, a system-prompt composer, an
+ * approval gate and the model you choose. Swapping the model Layer is
+ * all it takes to change backends.
+ *
+ * ```ts
+ * const live = SessionStack.layer({ model: ScriptedChatModel.layer(turns) })
+ * ```
+ *
+ * @module
+ */
+import { Layer } from "effect"
+import type { ToolRegistrationError } from "../../domain/errors.js"
+import type { PreambleOptions } from "../../domain/SystemPrompt.js"
+import type { Agent } from "../../services/Agent.js"
+import type { Approval } from "../../services/Approval.js"
+import type { ChatModel } from "../../services/ChatModel.js"
+import type { Preamble } from "../../services/Preamble.js"
+import type { Session } from "../../services/Session.js"
+import type { ToolMode, ToolRegistry } from "../../services/ToolRegistry.js"
+import * as AgentLive from "../agent/AgentLive.js"
+import * as ApprovalLive from "../approval/ApprovalLive.js"
+import * as PreambleLive from "../preamble/PreambleLive.js"
+import * as ToolRegistryLive from "../registry/ToolRegistryLive.js"
+import * as SessionLive from "./SessionLive.js"
+
+/** What the stack is built from. */
+export interface Options<E> {
+  /** The model: a local engine, a remote client, or a scripted double. */
+  readonly model: Layer.Layer<ChatModel, E>
+  /** The approval gate; every call is approved by default. */
+  readonly approval?: Layer.Layer<Approval>
+  /** The tool-family surfaces the model sees; `split` by default. */
+  readonly toolMode?: ToolMode
+  /** The preamble options the composer starts from. */
+  readonly preamble?: Partial<PreambleOptions>
+  /** The session's configuration. */
+  readonly session?: SessionLive.Config
+  /** The loop's options. */
+  readonly agent?: AgentLive.Options
+}
+
+/** Everything the stack provides. */
+export type Services = Session | Agent | ToolRegistry | Preamble
+
+/** Builds the stack. Call it once per application: each call is a new model. */
+export const layer = <E>(options: Options<E>): Layer.Layer<Services, E | ToolRegistrationError> => {
+  const registry = ToolRegistryLive.layer({ mode: options.toolMode ?? "split" })
+  const agent = AgentLive.layer(options.agent).pipe(
+    Layer.provide(Layer.mergeAll(registry, options.approval ?? ApprovalLive.autoApprove, options.model))
+  )
+  const preamble = PreambleLive.layer(options.preamble)
+  return SessionLive.layer(options.session).pipe(Layer.provideMerge(Layer.mergeAll(agent, registry, preamble)))
+}
