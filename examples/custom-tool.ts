@@ -1,0 +1,26 @@
+// A ten-line custom tool, and the agent loop calling it. The scripted model
+// plays a tool-calling model: first it calls roll_dice, then it answers with
+// what the tool returned.
+import { Effect, Schema } from "effect"
+import { easyai, ScriptedChatModel, Tool } from "easyai"
+
+const rollDice = Tool.make({
+  name: "roll_dice",
+  description: "Roll one die with the given number of sides. Example: {\"sides\": 6}",
+  parameters: Schema.Struct({
+    sides: Schema.Int.pipe(Schema.between(2, 100)).annotations({ description: "Required. Sides, 2 to 100." })
+  }),
+  handler: ({ sides }) => Effect.succeed(`rolled ${sides} on a ${sides}-sided die`) // a loaded die: deterministic
+})
+
+const model = ScriptedChatModel.layer([
+  ScriptedChatModel.toolCall("roll_dice", { sides: "20" }), // a small model quoting a number: forgiven
+  ScriptedChatModel.reply("You rolled a 20.")
+])
+
+const agent = easyai.withModel(model).addTool(rollDice)
+for await (const event of agent.stream("Roll a d20 for me.")) {
+  if (event._tag === "ToolCallFinished") console.log(`[${event.call.name}] ${event.result.content}`)
+  if (event._tag === "TurnComplete") console.log(event.text)
+}
+await agent.close()

@@ -1,0 +1,44 @@
+#!/usr/bin/env node
+/**
+ * The `easyai` command line.
+ *
+ * @module
+ */
+import { Command, Options } from "@effect/cli"
+import { NodeContext, NodeRuntime } from "@effect/platform-node"
+import { Console, Effect, Option } from "effect"
+import * as NoChatModel from "../../layers/model/NoChatModel.js"
+import * as SessionStack from "../../layers/session/SessionStack.js"
+import { Session } from "../../services/Session.js"
+import packageJson from "../../../package.json" with { type: "json" }
+
+const showSystemPrompt = Options.boolean("show-system-prompt").pipe(
+  Options.withDescription("Print the system prompt a session would start with, then exit.")
+)
+const system = Options.text("system").pipe(
+  Options.withAlias("s"),
+  Options.withDescription("Replace the built-in base prompt with this text."),
+  Options.optional
+)
+const noBuiltinSystem = Options.boolean("no-builtin-system").pipe(
+  Options.withDescription("Drop the built-in base prompt.")
+)
+
+const easyai = Command.make("easyai", { showSystemPrompt, system, noBuiltinSystem }, (flags) =>
+  Effect.gen(function*() {
+    if (!flags.showSystemPrompt) {
+      return yield* Console.log("easyai: run `easyai --help` for the available options.")
+    }
+    const session = yield* Session
+    yield* Console.log(yield* session.renderSystem)
+  }).pipe(Effect.provide(SessionStack.layer({
+    model: NoChatModel.layer("pass a model to chat"),
+    session: {
+      noBuiltinSystem: flags.noBuiltinSystem,
+      ...Option.match(flags.system, { onNone: () => ({}), onSome: (text) => ({ system: text }) })
+    }
+  }))))
+
+const cli = Command.run(easyai, { name: "easyai", version: packageJson.version })
+
+cli(process.argv).pipe(Effect.provide(NodeContext.layer), NodeRuntime.runMain)
