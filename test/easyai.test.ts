@@ -1,0 +1,153 @@
+import { describe, expect, it } from "@effect/vitest"
+import { Effect, Layer, Schema } from "effect"
+import {
+  ChatModel,
+  type ChatRequest,
+  ConfigurationError,
+  easyai,
+  ModelError,
+  presets,
+  ScriptedChatModel as Scripted,
+  Tool,
+  ToolResult
+} from "easyai"
+import { echo } from "./support/tools.js"
+
+describe("easyai façade", () => {
+  it("answers a question with ask", async () => {
+    const agent = easyai.withModel(Scripted.layer([Scripted.reply("4")]))
+    expect(await agent.ask("2+2?")).toBe("4")
+    expect((await agent.history()).map((m) => m._tag)).toEqual(["UserMessage", "AssistantMessage"])
+    await agent.close()
+  })
+
+  it.effect("answers from Effect with askEffect", () =>
+    Effect.gen(function*() {
+      const agent = easyai.withModel(Scripted.layer([Scripted.reply("from Effect")]))
+      expect(yield* agent.askEffect("hi")).toBe("from Effect")
+      yield* Effect.promise(() => agent.close())
+    }))
+
+  it("streams the events of a turn", async () => {
+    const agent = easyai.withModel(Scripted.layer([Scripted.toolCall("echo", { text: "x" }), Scripted.reply("done")]))
+      .addTool(echo)
+    const seen: Array<string> = []
+    for await (const event of agent.stream("go")) seen.push(event._tag)
+    expect(seen).toEqual([
+      "ToolCallStarted",
+      "ToolCallFinished",
+      "MessagesAppended",
+      "TextDelta",
+      "MessagesAppended",
+      "TurnComplete"
+    ])
+    await agent.close()
+  })
+
+  it("configures the session with fluent setters before the start", async () => {
+    const agent = easyai.withModel(Scripted.layer([Scripted.reply("ok")]))
+      .system("Be terse.")
+      .systemAppend("Always answer in English.")
+      .withDefaultTools(false)
+      .preamble({ injectDateTime: false })
+    expect(await agent.renderSystem()).toBe(
+      "Be terse.\n\nAlways answer in English.\n\n# TOOLS\nYou have no tools in this session. " +
+        "Answer from what you know, and say so when you are not certain."
+    )
+    await agent.close()
+  })
+
+  it("applies the preset and sampling overrides to each question", async () => {
+    const seen: Array<ChatRequest> = []
+    const agent = easyai.withModel(recording([Scripted.reply("a"), Scripted.reply("b"), Scripted.reply("c")], seen))
+    await agent.ask("default")
+    agent.preset("creative").sampling({ temperature: 0.9 })
+    await agent.ask("creative")
+    await agent.ask("deterministic", { preset: "deterministic", sampling: { temperature: 0 } })
+    expect(seen.map((request) => ({ ...request.sampling }))).toEqual([
+      { ...presets.precise },
+      { ...presets.creative, temperature: 0.9 },
+      { ...presets.deterministic }
+    ])
+    await agent.close()
+  })
+
+  it("keeps shaping the conversation after the start: addTool and system", async () => {
+    const agent = easyai.withModel(Scripted.layer([
+      Scripted.reply("first"),
+      Scripted.toolCall("shout", { text: "hey" }),
+      Scripted.reply("shouted"),
+      Scripted.reply("fresh")
+    ]))
+    expect(await agent.ask("one")).toBe("first")
+    const shout = Tool.make({
+      name: "shout",
+      description: "Upper-case the text.",
+      parameters: Schema.Struct({ text: Schema.String }),
+      systemAddendum: "Shout only when asked.",
+      handler: ({ text }) => Effect.succeed(ToolResult.ok(text.toUpperCase()))
+    })
+    agent.addTool(shout)
+    expect(await agent.ask("two")).toBe("shouted")
+    const history = await agent.history()
+    expect(history.find((m) => m._tag === "ToolMessage")).toMatchObject({ content: "HEY" })
+    expect(await agent.renderSystem()).toContain("Shout only when asked.")
+    agent.system("You are new here.")
+    expect(await agent.ask("three")).toBe("fresh")
+    expect(await agent.history()).toHaveLength(2)
+    await agent.close()
+  })
+
+  it("refuses structural changes after the start with a typed error", async () => {
+    const agent = easyai.withModel(Scripted.layer([Scripted.reply("ok")]))
+    await agent.ask("hi")
+    expect(() => agent.noBuiltinSystem()).toThrow(ConfigurationError)
+    expect(() => agent.toolMode("unified")).toThrow("toolMode() must be called before the agent's first question")
+    await agent.close()
+  })
+
+  it("rejects with the model's typed error", async () => {
+    const failure = new ModelError({ reason: "RateLimited", detail: "slow down" })
+    const agent = easyai.withModel(Scripted.layer([[Scripted.fail(failure)]]))
+    await expect(agent.ask("hi")).rejects.toEqual(failure)
+    await agent.close()
+  })
+
+  it("cancels the generation and the running tool when the signal aborts", async () => {
+    let interrupted = false
+    let markStarted: () => void = () => undefined
+    const started = new Promise<void>((resolve) => (markStarted = resolve))
+    const wait = Tool.make({
+      name: "wait",
+      description: "Waits forever.",
+      handler: () =>
+        Effect.sync(markStarted).pipe(
+          Effect.zipRight(Effect.never),
+          Effect.onInterrupt(() => Effect.sync(() => (interrupted = true)))
+        )
+    })
+    const agent = easyai.withModel(Scripted.layer([Scripted.toolCall("wait", {}), Scripted.reply("never")]))
+      .addTool(wait)
+    const controller = new AbortController()
+    const answer = agent.ask("go", { signal: controller.signal })
+    await started
+    controller.abort()
+    await expect(answer).rejects.toThrow()
+    expect(interrupted).toBe(true)
+    expect((await agent.history()).map((m) => m._tag)).toEqual(["UserMessage"])
+    await agent.close()
+  })
+})
+
+/** A scripted model that also hands every request it receives to `seen`. */
+const recording = (turns: ReadonlyArray<Scripted.Turn>, seen: Array<ChatRequest>) =>
+  Layer.effect(
+    ChatModel,
+    Effect.map(ChatModel, (model) => ({
+      ...model,
+      stream: (request: ChatRequest) => {
+        seen.push(request)
+        return model.stream(request)
+      }
+    }))
+  ).pipe(Layer.provide(Scripted.layer(turns)))

@@ -1,0 +1,41 @@
+import { describe, expect, it } from "@effect/vitest"
+import { Effect, Layer, TestClock } from "effect"
+import { Preamble, PreambleLive } from "easyai"
+import { memoryWithVocabulary } from "../../support/memory.js"
+
+const noon = Date.UTC(2026, 10, 21, 12, 0, 0)
+
+describe("PreambleLive", () => {
+  it.effect("stamps the current time on every build", () =>
+    Effect.gen(function*() {
+      const preamble = yield* Preamble
+      yield* TestClock.setTime(noon)
+      const first = yield* preamble.build()
+      yield* TestClock.adjust("90 seconds")
+      const second = yield* preamble.build()
+      expect(first).toContain("Current date and time: 2026-11-21 12:00:00 +0000 (UTC).")
+      expect(second).toContain("Current date and time: 2026-11-21 12:01:30 +0000 (UTC).")
+    }).pipe(Effect.provide(PreambleLive.layer({ timeZone: "UTC" }))))
+
+  it.effect("has no memory blocks without a store", () =>
+    Effect.gen(function*() {
+      const preamble = yield* Preamble
+      expect(preamble.defaults.knowledgeLoop).toBe(false)
+      const text = yield* preamble.build()
+      expect(text).not.toContain("MEMORY VOCABULARY")
+      expect(text).not.toContain("KNOWLEDGE LOOP")
+    }).pipe(Effect.provide(PreambleLive.layer())))
+
+  it.effect("teaches the memory loop and lists the vocabulary last with a store", () =>
+    Effect.gen(function*() {
+      const preamble = yield* Preamble
+      const text = yield* preamble.build({ citeSources: true })
+      expect(text).toContain("# KNOWLEDGE LOOP")
+      expect(text.indexOf("# MEMORY VOCABULARY")).toBeGreaterThan(text.indexOf("# CITE SOURCES"))
+      expect(text.endsWith("rust(4) async(2)")).toBe(true)
+    }).pipe(Effect.provide(
+      PreambleLive.layerWithMemory().pipe(
+        Layer.provide(memoryWithVocabulary(5, [{ keyword: "async", count: 2 }, { keyword: "rust", count: 4 }]))
+      )
+    )))
+})

@@ -1,0 +1,229 @@
+import { describe, expect, it } from "@effect/vitest"
+import { Deferred, Effect, Fiber, Stream } from "effect"
+import {
+  AssistantMessage,
+  builtinSystemPrompt,
+  hasNoDanglingToolCalls,
+  presets,
+  ScriptedChatModel as Scripted,
+  Session,
+  SystemMessage,
+  ToolMessage,
+  ToolRegistry,
+  UserMessage
+} from "easyai"
+import { scriptedSession } from "../../support/session.js"
+import { echo, named } from "../../support/tools.js"
+
+const requests = Effect.flatMap(Scripted.ScriptedChatModel, (recorder) => recorder.requests)
+
+describe("Session", () => {
+  describe("system prompt composition", () => {
+    it.effect("starts from the built-in base, then the preamble, then the tools catalogue", () =>
+      Effect.gen(function*() {
+        const session = yield* Session
+        const system = yield* session.system
+        expect(system.startsWith(builtinSystemPrompt)).toBe(true)
+        expect(system).toContain("# AUTHORITATIVE DATE/TIME")
+        expect(system.endsWith("- tool_lookup — List your tools, or read the full manual of one (name=<part of a tool name>).")).toBe(true)
+      }).pipe(Effect.provide(scriptedSession([]))))
+
+    it.effect("system(text) replaces the base verbatim", () =>
+      Effect.gen(function*() {
+        const system = yield* Effect.flatMap(Session, (s) => s.system)
+        expect(system.startsWith("Be terse.\n\n# AUTHORITATIVE DATE/TIME")).toBe(true)
+        expect(system).not.toContain("You are Deep")
+      }).pipe(Effect.provide(scriptedSession([], { system: "Be terse." }))))
+
+    it.effect("noBuiltinSystem with systemAppend authors the prompt from scratch", () =>
+      Effect.gen(function*() {
+        const system = yield* Effect.flatMap(Session, (s) => s.system)
+        expect(system.startsWith("Only this.\n\n# AUTHORITATIVE")).toBe(true)
+      }).pipe(Effect.provide(scriptedSession([], { noBuiltinSystem: true, systemAppend: ["Only this."] }))))
+
+    it.effect("puts tool addenda before operator appends, appends in call order", () =>
+      Effect.gen(function*() {
+        const system = yield* Effect.flatMap(Session, (s) => s.system)
+        expect(system.startsWith("BASE\n\nUSE SHOUT WISELY\n\nFIRST\n\nSECOND\n\n# AUTHORITATIVE")).toBe(true)
+        expect(system).toContain("- shout — The shout tool.")
+      }).pipe(Effect.provide(scriptedSession([], {
+        system: "BASE",
+        tools: [named("shout", "always", "USE SHOUT WISELY")],
+        systemAppend: ["FIRST", "SECOND"]
+      }))))
+
+    it.effect("applies preamble options", () =>
+      Effect.gen(function*() {
+        const system = yield* Effect.flatMap(Session, (s) => s.system)
+        expect(system).not.toContain("# AUTHORITATIVE DATE/TIME")
+        expect(system).toContain("# CITE SOURCES")
+      }).pipe(Effect.provide(scriptedSession([], { preamble: { injectDateTime: false, citeSources: true } }))))
+
+    it.effect("withDefaultTools(false) registers no default tools", () =>
+      Effect.gen(function*() {
+        const registry = yield* ToolRegistry
+        expect(yield* registry.specs).toEqual([])
+        expect(yield* Effect.flatMap(Session, (s) => s.system)).toContain("You have no tools in this session.")
+      }).pipe(Effect.provide(scriptedSession([], { withDefaultTools: false }))))
+  })
+
+  describe("the semantics table", () => {
+    const conversation = [Scripted.reply("first answer"), Scripted.reply("second answer")]
+
+    it.effect("refreshSystem keeps the history and recomputes dynamic appends", () =>
+      Effect.gen(function*() {
+        const session = yield* Session
+        yield* session.chat("hello")
+        expect(yield* session.system).toContain("counter=1")
+        yield* session.refreshSystem
+        expect(yield* session.system).toContain("counter=2")
+        expect(yield* session.history).toHaveLength(2)
+      }).pipe(Effect.provide(scriptedSession(conversation, { systemAppend: [counter()] }))))
+
+    it.effect("appendSystem takes effect at the next refresh; renderSystem shows it without installing it", () =>
+      Effect.gen(function*() {
+        const session = yield* Session
+        yield* session.appendSystem("LATE RULE")
+        expect(yield* session.renderSystem).toContain("LATE RULE")
+        expect(yield* session.system).not.toContain("LATE RULE")
+        yield* session.refreshSystem
+        expect(yield* session.system).toContain("LATE RULE")
+      }).pipe(Effect.provide(scriptedSession([]))))
+
+    it.effect("setSystem(text) replaces the base and clears the history", () =>
+      Effect.gen(function*() {
+        const session = yield* Session
+        yield* session.chat("hello")
+        yield* session.setSystem("You are a pirate.")
+        expect(yield* session.history).toEqual([])
+        expect((yield* session.system).startsWith("You are a pirate.")).toBe(true)
+        yield* session.chat("again")
+        const last = (yield* requests).at(-1)
+        expect(last?.messages).toHaveLength(2)
+        expect((last?.messages[0] as SystemMessage).content.startsWith("You are a pirate.")).toBe(true)
+      }).pipe(Effect.provide(scriptedSession(conversation))))
+
+    it.effect("addTool after the start keeps the history and adds the addendum and catalogue line", () =>
+      Effect.gen(function*() {
+        const session = yield* Session
+        yield* session.chat("hello")
+        yield* session.addTool(named("late", "always", "LATE ADDENDUM"))
+        expect(yield* session.history).toHaveLength(2)
+        const system = yield* session.system
+        expect(system).toContain("LATE ADDENDUM")
+        expect(system).toContain("- late — The late tool.")
+        yield* session.chat("use it")
+        const last = (yield* requests).at(-1)
+        expect(last?.tools.map((t) => t.name)).toEqual(["tool_lookup", "late"])
+        expect(last?.messages).toHaveLength(4)
+      }).pipe(Effect.provide(scriptedSession(conversation))))
+
+    it.effect("addTool before the start (config) is registered before the defaults", () =>
+      Effect.gen(function*() {
+        const registry = yield* ToolRegistry
+        expect((yield* registry.specs).map((s) => s.name)).toEqual(["echo", "tool_lookup"])
+      }).pipe(Effect.provide(scriptedSession([], { tools: [echo] }))))
+
+    it.effect("addTool rejects a duplicate with a typed error", () =>
+      Effect.gen(function*() {
+        const session = yield* Session
+        const error = yield* Effect.flip(session.addTool(echo))
+        expect(error._tag).toBe("ToolRegistrationError")
+      }).pipe(Effect.provide(scriptedSession([], { tools: [echo] }))))
+
+    it.effect("reset clears the history and keeps the system prompt", () =>
+      Effect.gen(function*() {
+        const session = yield* Session
+        yield* session.chat("hello")
+        const before = yield* session.system
+        yield* session.reset
+        expect(yield* session.history).toEqual([])
+        expect(yield* session.system).toBe(before)
+        yield* session.chat("fresh")
+        expect((yield* requests).at(-1)?.messages).toHaveLength(2)
+      }).pipe(Effect.provide(scriptedSession(conversation))))
+  })
+
+  describe("chat", () => {
+    it.effect("keeps the conversation, system prompt first on the wire", () =>
+      Effect.gen(function*() {
+        const session = yield* Session
+        const turn = yield* session.chat("roll")
+        expect(turn).toMatchObject({ text: "rolled", stopReason: "Stop", hops: 1 })
+        const history = yield* session.history
+        expect(history.map((m) => m._tag)).toEqual(["UserMessage", "AssistantMessage", "ToolMessage", "AssistantMessage"])
+        expect(history[2]).toEqual(new ToolMessage({ toolCallId: "call_1", name: "echo", content: "6" }))
+        yield* session.chat("again")
+        const second = (yield* requests).at(-1)?.messages ?? []
+        expect(second[0]).toBeInstanceOf(SystemMessage)
+        expect(second.slice(1)).toEqual([...history, new UserMessage({ content: "again" })])
+      }).pipe(Effect.provide(scriptedSession(
+        [Scripted.toolCall("echo", { text: "6" }), Scripted.reply("rolled"), Scripted.reply("ok")],
+        { tools: [echo] }
+      ))))
+
+    it.effect("uses the session preset, and a turn's own preset and overrides", () =>
+      Effect.gen(function*() {
+        const session = yield* Session
+        yield* session.chat("a")
+        yield* session.chat("b", { preset: "creative", sampling: { temperature: 0.9 } })
+        yield* session.chat("c", { sampling: { topK: 7 } })
+        const sampling = (yield* requests).map((r) => ({ ...r.sampling }))
+        expect(sampling).toEqual([
+          { ...presets.balanced, temperature: 0.5 },
+          { ...presets.creative, temperature: 0.9 },
+          { ...presets.balanced, temperature: 0.5, topK: 7 }
+        ])
+      }).pipe(Effect.provide(scriptedSession(
+        [Scripted.reply("1"), Scripted.reply("2"), Scripted.reply("3")],
+        { preset: "balanced", sampling: { temperature: 0.5 } }
+      ))))
+
+    it.effect("runs one turn at a time", () =>
+      Effect.gen(function*() {
+        const session = yield* Session
+        const [first, second] = yield* Effect.all([session.chat("one"), session.chat("two")], { concurrency: 2 })
+        expect([first.text, second.text]).toEqual(["A", "B"])
+        const history = yield* session.history
+        expect(history).toEqual([
+          new UserMessage({ content: "one" }),
+          new AssistantMessage({ content: "A" }),
+          new UserMessage({ content: "two" }),
+          new AssistantMessage({ content: "B" })
+        ])
+      }).pipe(Effect.provide(scriptedSession([Scripted.reply("A"), Scripted.reply("B")]))))
+
+    it.effect("leaves a consistent history when a turn is interrupted, and goes on", () =>
+      Effect.gen(function*() {
+        const session = yield* Session
+        const toolRan = yield* Deferred.make<void>()
+        const fiber = yield* session.stream("work").pipe(
+          Stream.runForEach((event) =>
+            event._tag === "ToolCallFinished" ? Deferred.succeed(toolRan, undefined) : Effect.void
+          ),
+          Effect.fork
+        )
+        yield* Deferred.await(toolRan)
+        yield* Fiber.interrupt(fiber)
+        const history = yield* session.history
+        expect(hasNoDanglingToolCalls(history)).toBe(true)
+        expect(history.map((m) => m._tag)).toEqual(["UserMessage", "AssistantMessage", "ToolMessage"])
+        const next = yield* session.chat("still there?")
+        expect(next.text).toBe("yes")
+        expect(hasNoDanglingToolCalls(yield* session.history)).toBe(true)
+      }).pipe(Effect.provide(scriptedSession(
+        [
+          Scripted.toolCall("echo", { text: "x" }),
+          [...Scripted.text("never"), Scripted.delay("1 hour"), ...Scripted.text(" finished")],
+          Scripted.reply("yes")
+        ],
+        { tools: [echo] }
+      ))))
+  })
+})
+
+/** A dynamic append that counts how often it was rendered. */
+const counter = () => {
+  let renders = 0
+  return () => `counter=${++renders}`
+}

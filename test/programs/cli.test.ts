@@ -1,0 +1,38 @@
+import { describe, expect, it } from "@effect/vitest"
+import { Effect } from "effect"
+import packageJson from "../../package.json" with { type: "json" }
+import { runTs } from "../support/process.js"
+
+const easyai = (...args: ReadonlyArray<string>) => runTs("src/programs/cli/main.ts", ...args)
+
+describe("easyai", () => {
+  it.live("prints its version", () =>
+    Effect.gen(function*() {
+      const { exitCode, stdout } = yield* easyai("--version")
+      expect(exitCode).toBe(0)
+      expect(stdout.trim()).toBe(packageJson.version)
+    }))
+
+  it.live("shows the system prompt a session starts with", () =>
+    Effect.gen(function*() {
+      const { exitCode, stdout } = yield* easyai("--show-system-prompt")
+      expect(exitCode).toBe(0)
+      expect(stdout.startsWith("You are Deep")).toBe(true)
+      expect(stdout).toContain("# AUTHORITATIVE DATE/TIME")
+      expect(stdout).toContain("- tool_lookup — ")
+    }))
+
+  it.live("replaces the base prompt with --system", () =>
+    Effect.gen(function*() {
+      const { exitCode, stdout } = yield* easyai("--show-system-prompt", "--system", "Be terse.")
+      expect(exitCode).toBe(0)
+      expect(stdout.startsWith("Be terse.\n\n# AUTHORITATIVE DATE/TIME")).toBe(true)
+    }))
+
+  it.live("rejects an unknown flag with a message and a failing exit code", () =>
+    Effect.gen(function*() {
+      const { exitCode, stderr, stdout } = yield* easyai("--no-such-flag")
+      expect(exitCode).not.toBe(0)
+      expect(`${stdout}${stderr}`).toContain("--no-such-flag")
+    }))
+})

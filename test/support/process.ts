@@ -1,0 +1,25 @@
+import { Command } from "@effect/platform"
+import { NodeContext } from "@effect/platform-node"
+import { Effect, Stream, String as Str } from "effect"
+import { fileURLToPath } from "node:url"
+
+/** The project's root folder. */
+export const projectRoot = fileURLToPath(new URL("../../", import.meta.url))
+
+const tsx = fileURLToPath(new URL("../../node_modules/.bin/tsx", import.meta.url))
+
+const text = <E>(stream: Stream.Stream<Uint8Array, E>) => stream.pipe(Stream.decodeText(), Stream.mkString)
+
+/** Runs a TypeScript entry point of this project in a real child process. */
+export const runTs = (entry: string, ...args: ReadonlyArray<string>) =>
+  Effect.scoped(Effect.gen(function*() {
+    const process = yield* Command.make(tsx, entry, ...args).pipe(
+      Command.workingDirectory(projectRoot),
+      Command.start
+    )
+    const [stdout, stderr, exitCode] = yield* Effect.all(
+      [text(process.stdout), text(process.stderr), process.exitCode],
+      { concurrency: 3 }
+    )
+    return { stdout, stderr: Str.trim(stderr), exitCode: Number(exitCode) }
+  })).pipe(Effect.provide(NodeContext.layer))
