@@ -4,14 +4,15 @@
  *
  * @module
  */
-import { Schema } from "effect"
+import { Effect, Schema } from "effect"
+import { HopLimitReached } from "./errors.js"
 import { ChatMessage } from "./Message.js"
 import { PromptProgress, ReasoningDelta, TextDelta, Usage } from "./ModelEvent.js"
 import { ToolCall, ToolResult } from "./ToolCall.js"
 
 export { PromptProgress, ReasoningDelta, TextDelta, Usage }
 
-/** The loop is about to run a tool call (after approval was asked). */
+/** The loop is about to run a tool call; the approval gate is asked next. */
 export class ToolCallStarted extends Schema.TaggedClass<ToolCallStarted>()("ToolCallStarted", {
   call: ToolCall
 }) {}
@@ -62,6 +63,15 @@ export class TurnComplete extends Schema.TaggedClass<TurnComplete>()("TurnComple
   stopReason: StopReason,
   hops: Schema.Number
 }) {}
+
+/**
+ * Treats a turn that ran out of tool hops as a failure, for callers that
+ * want one: fails with `HopLimitReached` carrying the partial answer.
+ */
+export const failOnHopLimit = (turn: TurnComplete): Effect.Effect<TurnComplete, HopLimitReached> =>
+  turn.stopReason === "HopLimitReached"
+    ? Effect.fail(new HopLimitReached({ hops: turn.hops, partial: turn.text }))
+    : Effect.succeed(turn)
 
 /** Any event of an agent turn. */
 export const AgentEvent = Schema.Union(

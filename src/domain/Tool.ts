@@ -169,15 +169,17 @@ const invoker = <A>(
   validate: (args: Readonly<Record<string, unknown>>) => Either.Either<A, string>,
   handler: (params: A) => Effect.Effect<ToolOutput, HandlerError>
 ) =>
-(raw: string): Effect.Effect<ToolResult> => {
-  const validated = Either.flatMap(prepareArguments(raw, schema, options), validate)
-  return Either.isLeft(validated)
-    ? Effect.succeed(rejection(options.name, schema, options, validated.left))
-    : handler(validated.right).pipe(
-      Effect.map(toResult),
-      Effect.catchAll((error) => Effect.succeed(ToolResult.error(`${options.name}: ${failureText(error)}`)))
-    )
-}
+(raw: string): Effect.Effect<ToolResult> =>
+  // Suspended, so code that throws while building the handler's Effect is a defect the registry catches.
+  Effect.suspend(() => {
+    const validated = Either.flatMap(prepareArguments(raw, schema, options), validate)
+    return Either.isLeft(validated)
+      ? Effect.succeed(rejection(options.name, schema, options, validated.left))
+      : handler(validated.right).pipe(
+        Effect.map(toResult),
+        Effect.catchAll((error) => Effect.succeed(ToolResult.error(`${options.name}: ${failureText(error)}`)))
+      )
+  })
 
 /** Defines a tool whose parameters are an Effect Schema. */
 export const make = <A, I>(options: MakeOptions<A, I>): Tool => {

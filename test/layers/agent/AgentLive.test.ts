@@ -6,7 +6,9 @@ import {
   ApprovalLive,
   AssistantMessage,
   type ChatMessage,
+  failOnHopLimit,
   hasNoDanglingToolCalls,
+  HopLimitReached,
   ModelError,
   ScriptedChatModel as Scripted,
   SystemMessage,
@@ -35,6 +37,7 @@ describe("Agent loop", () => {
       const events = yield* run()
       expect(tags(events)).toEqual(["TextDelta", "TextDelta", "MessagesAppended", "TurnComplete"])
       expect(completion(events)).toMatchObject({ text: "Hello there.", stopReason: "Stop", hops: 0 })
+      expect(yield* failOnHopLimit(completion(events))).toBe(completion(events))
       expect(appended(events)).toEqual([new AssistantMessage({ content: "Hello there." })])
     }).pipe(Effect.provide(scriptedAgent([Scripted.reply("Hello there.")]))))
 
@@ -104,6 +107,8 @@ describe("Agent loop", () => {
     Effect.gen(function*() {
       const events = yield* run({ maxToolHops: 3 })
       expect(completion(events)).toMatchObject({ text: "step 3", stopReason: "HopLimitReached", hops: 3 })
+      const signal = yield* Effect.flip(failOnHopLimit(completion(events)))
+      expect(signal).toEqual(new HopLimitReached({ hops: 3, partial: "step 3" }))
       expect(yield* Effect.flatMap(Scripted.ScriptedChatModel, (r) => r.remaining)).toBe(2)
       expect(hasNoDanglingToolCalls([...question, ...appended(events)])).toBe(true)
     }).pipe(Effect.provide(scriptedAgent(

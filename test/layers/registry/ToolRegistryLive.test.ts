@@ -34,11 +34,19 @@ describe("ToolRegistryLive", () => {
       const registry = yield* ToolRegistry
       const result = yield* registry.call(call("explode"))
       expect(result).toEqual(ToolResult.error("explode: internal error: kaboom"))
+      expect(yield* registry.call(call("throws"))).toEqual(ToolResult.error("throws: internal error: thrown early"))
       expect(yield* registry.call(call("echo", { text: "still here" }))).toEqual(ToolResult.ok("still here"))
     }).pipe(Effect.provide(ToolRegistryLive.layer({
       tools: [
         echo,
-        Tool.make({ name: "explode", description: "Dies.", handler: () => Effect.die(new Error("kaboom")) })
+        Tool.make({ name: "explode", description: "Dies.", handler: () => Effect.die(new Error("kaboom")) }),
+        Tool.make({
+          name: "throws",
+          description: "Throws before returning an Effect.",
+          handler: () => {
+            throw new Error("thrown early")
+          }
+        })
       ]
     }))))
 
