@@ -18,7 +18,7 @@
 import { Effect, Either, JSONSchema, ParseResult, Schema, SchemaAST } from "effect"
 import { ToolFailure } from "./errors.js"
 import {
-  coerceToSchema,
+  coerceArguments,
   describeParameters,
   exampleArguments,
   parseArgumentObject,
@@ -134,7 +134,7 @@ const prepareArguments = (
   options: ToolOptions
 ): Either.Either<Readonly<Record<string, unknown>>, string> =>
   Either.map(parseArgumentObject(raw), (parsed) => {
-    const coerced = coerceToSchema(parsed, schema) as Readonly<Record<string, unknown>> // coercion keeps objects objects
+    const coerced = coerceArguments(parsed, schema)
     if (options.inferAction === undefined || "action" in coerced) return coerced
     if (!requiredProperties(schema).includes("action")) return coerced
     const action = options.inferAction(coerced)

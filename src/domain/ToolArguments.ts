@@ -15,7 +15,8 @@
 import { Either } from "effect"
 import type { JsonSchema } from "./ToolCall.js"
 
-type JsonObject = { readonly [key: string]: unknown }
+/** A parsed JSON object. */
+export type JsonObject = { readonly [key: string]: unknown }
 
 const isObject = (value: unknown): value is JsonObject =>
   typeof value === "object" && value !== null && !Array.isArray(value)
@@ -126,6 +127,12 @@ export const coerceToSchema = (value: unknown, schema: JsonSchema): unknown => {
     if (matchesType(converted, type)) return coerceChildren(converted, schema)
   }
   return value
+}
+
+/** {@link coerceToSchema} for a whole argument object, which stays an object. */
+export const coerceArguments = (args: JsonObject, schema: JsonSchema): JsonObject => {
+  const coerced = coerceToSchema(args, schema)
+  return isObject(coerced) ? coerced : args
 }
 
 const coerceChildren = (value: unknown, schema: JsonObject): unknown => {

@@ -13,9 +13,13 @@
  * The installed system prompt changes only through these calls, never per
  * turn: a stable prompt is what lets a local model reuse its KV cache.
  *
+ * History grows by whole hops as the turn runs, so an interrupted turn keeps
+ * its completed tool work; a turn that ends in failure or interruption
+ * before any hop completed is taken back whole.
+ *
  * @module
  */
-import { Effect, Layer, Option, Ref, Stream } from "effect"
+import { Effect, Exit, Layer, Option, Ref, Stream } from "effect"
 import type { AgentEvent } from "../../domain/AgentEvent.js"
 import type { ToolRegistrationError } from "../../domain/errors.js"
 import { type ChatMessage, SystemMessage, UserMessage } from "../../domain/Message.js"
@@ -90,8 +94,7 @@ const make = (config: Config): Effect.Effect<Service, ToolRegistrationError, Age
         ? resolveSampling(options.preset, options.sampling)
         : resolveSampling(config.preset ?? defaultPreset, { ...config.sampling, ...options.sampling })
 
-    const recordAppended = (event: AgentEvent) =>
-      event._tag === "MessagesAppended" ? Ref.update(history, (all) => [...all, ...event.messages]) : Effect.void
+    const recordAppended = (messages: ReadonlyArray<ChatMessage>) => Ref.update(history, (all) => [...all, ...messages])
 
     const stream = (text: string, options: ChatOptions = {}): Stream.Stream<AgentEvent, AgentError> =>
       Stream.unwrapScoped(Effect.gen(function*() {
@@ -99,6 +102,14 @@ const make = (config: Config): Effect.Effect<Service, ToolRegistrationError, Age
         const user = new UserMessage({ content: text })
         const system = new SystemMessage({ content: yield* Ref.get(installed) })
         const before = yield* Ref.getAndUpdate(history, (all) => [...all, user])
+        // A turn that fails or is interrupted before any hop completed leaves no trace: asking again starts clean.
+        const appendedAny = yield* Ref.make(false)
+        yield* Effect.addFinalizer((exit) =>
+          Effect.whenEffect(
+            Ref.set(history, before),
+            Effect.map(Ref.get(appendedAny), (appended) => Exit.isFailure(exit) && !appended)
+          )
+        )
         const maxToolHops = config.maxToolHops
         return agent.run({
           messages: [system, ...before, user],
@@ -106,7 +117,11 @@ const make = (config: Config): Effect.Effect<Service, ToolRegistrationError, Age
           ...(options.maxTokens === undefined ? {} : { maxTokens: options.maxTokens }),
           ...(options.toolChoice === undefined ? {} : { toolChoice: options.toolChoice }),
           ...(maxToolHops === undefined ? {} : { maxToolHops })
-        }).pipe(Stream.tap(recordAppended))
+        }).pipe(Stream.tap((event) =>
+          event._tag === "MessagesAppended"
+            ? Effect.zipRight(Ref.set(appendedAny, true), recordAppended(event.messages))
+            : Effect.void
+        ))
       }))
 
     const chat = (text: string, options?: ChatOptions) =>

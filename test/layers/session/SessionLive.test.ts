@@ -4,6 +4,7 @@ import {
   AssistantMessage,
   builtinSystemPrompt,
   hasNoDanglingToolCalls,
+  ModelError,
   presets,
   ScriptedChatModel as Scripted,
   Session,
@@ -192,6 +193,35 @@ describe("Session", () => {
           new AssistantMessage({ content: "B" })
         ])
       }).pipe(Effect.provide(scriptedSession([Scripted.reply("A"), Scripted.reply("B")]))))
+
+    it.effect("forgets a turn that failed before any hop completed", () =>
+      Effect.gen(function*() {
+        const session = yield* Session
+        const error = yield* Effect.flip(session.chat("hello"))
+        expect(error).toEqual(new ModelError({ reason: "Transport", detail: "reset" }))
+        expect(yield* session.history).toEqual([])
+        expect((yield* session.chat("hello again")).text).toBe("hi")
+        expect(yield* session.history).toEqual([
+          new UserMessage({ content: "hello again" }),
+          new AssistantMessage({ content: "hi" })
+        ])
+      }).pipe(Effect.provide(scriptedSession([
+        [Scripted.fail(new ModelError({ reason: "Transport", detail: "reset" }))],
+        Scripted.reply("hi")
+      ]))))
+
+    it.effect("forgets a turn interrupted before any hop completed", () =>
+      Effect.gen(function*() {
+        const session = yield* Session
+        const streaming = yield* Deferred.make<void>()
+        const fiber = yield* session.stream("slow").pipe(
+          Stream.runForEach(() => Deferred.succeed(streaming, undefined)),
+          Effect.fork
+        )
+        yield* Deferred.await(streaming)
+        yield* Fiber.interrupt(fiber)
+        expect(yield* session.history).toEqual([])
+      }).pipe(Effect.provide(scriptedSession([[...Scripted.text("so"), Scripted.delay("1 hour")]]))))
 
     it.effect("leaves a consistent history when a turn is interrupted, and goes on", () =>
       Effect.gen(function*() {
