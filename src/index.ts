@@ -11,6 +11,7 @@ export { type AskOptions, EasyAgent, easyai } from "./easyai.js"
 
 // Domain: data, tagged errors, pure functions.
 export * from "./domain/AgentEvent.js"
+export * from "./domain/EngineConfig.js"
 export * from "./domain/errors.js"
 export * from "./domain/Message.js"
 export { FinishReason, Finished, ModelEvent, ToolCallRequested } from "./domain/ModelEvent.js"
@@ -30,6 +31,7 @@ export {
   type Service as ChatModelService,
   type ToolChoice
 } from "./services/ChatModel.js"
+export { Engine, type Native as EngineNative, type Service as EngineService } from "./services/Engine.js"
 export { MemoryStore, type Service as MemoryStoreService } from "./services/MemoryStore.js"
 export { type ComposeInput, Preamble, type Service as PreambleService } from "./services/Preamble.js"
 export {
@@ -43,6 +45,8 @@ export { defaultAliases, type Service as ToolRegistryService, type ToolMode, Too
 // Layers: the implementations.
 export * as AgentLive from "./layers/agent/AgentLive.js"
 export * as ApprovalLive from "./layers/approval/ApprovalLive.js"
+export * as EngineLive from "./layers/engine/EngineLive.js"
+export * as LocalChatModel from "./layers/model/LocalChatModel.js"
 export * as ScriptedChatModel from "./layers/model/ScriptedChatModel.js"
 export * as PreambleLive from "./layers/preamble/PreambleLive.js"
 export * as ToolRegistryLive from "./layers/registry/ToolRegistryLive.js"

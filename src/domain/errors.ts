@@ -32,6 +32,17 @@ export class ContextOverflow extends Schema.TaggedError<ContextOverflow>()("Cont
   }
 }
 
+/** A local model could not be loaded, or its configuration cannot be honoured. */
+export class ModelLoadError extends Schema.TaggedError<ModelLoadError>()("ModelLoadError", {
+  path: Schema.String,
+  reason: Schema.Literal("NotFound", "NotGguf", "UnsupportedArchitecture", "OutOfMemory", "Unsupported", "Failed"),
+  detail: Schema.String
+}) {
+  override get message(): string {
+    return `cannot load ${this.path}: ${this.detail}`
+  }
+}
+
 /** Everything a `ChatModel` stream can fail with. */
 export type ChatModelError = ModelError | ContextOverflow
 

@@ -166,7 +166,7 @@ const vocabulary = (): { tokens: Array<string>; scores: Array<number>; types: Ar
 }
 
 /** Shape of the tiny model. */
-const dims = { embd: 32, heads: 4, headsKv: 2, ff: 64, layers: 2, context: 1024 }
+const dims = { embd: 32, heads: 4, headsKv: 2, ff: 64, layers: 2, context: 4096 }
 
 /** Builds the GGUF bytes. */
 export const tinyGgufBytes = (seed = 7): Uint8Array => {
