@@ -16,12 +16,14 @@
  */
 import { Cause, Effect, Exit, type Layer, ManagedRuntime, Stream } from "effect"
 import type { AgentEvent } from "./domain/AgentEvent.js"
-import { ConfigurationError, type ToolRegistrationError } from "./domain/errors.js"
+import type { EngineConfig } from "./domain/EngineConfig.js"
+import { ConfigurationError, type ModelLoadError, type ToolRegistrationError } from "./domain/errors.js"
 import type { ChatMessage } from "./domain/Message.js"
 import type { PresetName, SamplingOverrides } from "./domain/Sampling.js"
 import type { PreambleOptions } from "./domain/SystemPrompt.js"
 import type { Tool } from "./domain/Tool.js"
 import type * as AgentLive from "./layers/agent/AgentLive.js"
+import * as LocalChatModel from "./layers/model/LocalChatModel.js"
 import type * as SessionLive from "./layers/session/SessionLive.js"
 import * as SessionStack from "./layers/session/SessionStack.js"
 import type { AgentError } from "./services/Agent.js"
@@ -237,6 +239,12 @@ const abortOf = (signal: AbortSignal): Effect.Effect<void> =>
 
 /** The Tier-1 entry point. */
 export const easyai = {
+  /**
+   * An agent on a local GGUF model, loaded in-process on first use:
+   * `easyai.local("model.gguf")`, or a full `EngineConfig`.
+   */
+  local: (model: string | EngineConfig): EasyAgent<ModelLoadError> =>
+    new EasyAgent(LocalChatModel.layerFrom(typeof model === "string" ? { modelPath: model } : model)),
   /** An agent on any `ChatModel` Layer: a local engine, a remote client, or a scripted double. */
   withModel: <E>(model: Layer.Layer<ChatModel, E>): EasyAgent<E> => new EasyAgent(model)
 }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
+import { testModels } from "./support/models.js"
 import { runTs } from "./support/process.js"
 
 describe("examples", () => {
@@ -16,4 +17,21 @@ describe("examples", () => {
       expect(exitCode).toBe(0)
       expect(stdout).toBe("[roll_dice] rolled 20 on a 20-sided die\nYou rolled a 20.\n")
     }))
+
+  for (const model of testModels) {
+    it.live(`local.ts answers from a real model: ${model.name}`, () =>
+      Effect.gen(function*() {
+        const { exitCode, stderr, stdout } = yield* runTs("examples/local.ts", model.path)
+        expect(exitCode, stderr).toBe(0)
+        expect(stdout.trim().length).toBeGreaterThan(0)
+      }), 60_000)
+  }
+
+  it.live("local.ts fails with a typed, readable error for a missing model", () =>
+    Effect.gen(function*() {
+      const { exitCode, stderr } = yield* runTs("examples/local.ts", "/nonexistent/model.gguf")
+      expect(exitCode).not.toBe(0)
+      expect(stderr).toContain("ModelLoadError")
+      expect(stderr).toContain("no such file")
+    }), 60_000)
 })

@@ -168,15 +168,15 @@ const vocabulary = (): { tokens: Array<string>; scores: Array<number>; types: Ar
 /** Shape of the tiny model. */
 const dims = { embd: 32, heads: 4, headsKv: 2, ff: 64, layers: 2, context: 4096 }
 
-/** Builds the GGUF bytes. */
-export const tinyGgufBytes = (seed = 7): Uint8Array => {
+/** Builds the GGUF bytes; another `architecture` makes a well-formed file llama.cpp cannot run. */
+export const tinyGgufBytes = (seed = 7, architecture = "llama"): Uint8Array => {
   const { scores, tokens, types } = vocabulary()
   const vocab = tokens.length
   const headDim = dims.embd / dims.heads
   const kvDim = headDim * dims.headsKv
 
   const metadata: ReadonlyArray<readonly [string, Value]> = [
-    ["general.architecture", { type: "string", value: "llama" }],
+    ["general.architecture", { type: "string", value: architecture }],
     ["general.name", { type: "string", value: "easyai-tiny-test" }],
     ["general.alignment", { type: "u32", value: ALIGNMENT }],
     ["llama.context_length", { type: "u32", value: dims.context }],
