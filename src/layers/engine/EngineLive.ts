@@ -124,6 +124,7 @@ const make = (config: EngineConfig) =>
           promptTokens: tokens.length,
           cachedTokens,
           contextSize,
+          batchSize: context.batchSize,
           sampling: request.sampling ?? presets[defaultPreset],
           penalties,
           overflow,

@@ -9,7 +9,7 @@
  * @module
  */
 import { randomUUID } from "node:crypto"
-import { Effect, Schedule, Stream } from "effect"
+import { Effect, Queue, Schedule, Stream, Take } from "effect"
 import type {
   ChatHistoryItem,
   ChatModelFunctions,
@@ -26,13 +26,12 @@ import {
   Finished,
   type ModelEvent,
   PromptProgress,
-  ReasoningDelta,
-  TextDelta,
   ToolCallRequested,
   Usage
 } from "../../domain/ModelEvent.js"
 import type { Penalties, SamplingParams } from "../../domain/Sampling.js"
 import { ToolCall } from "../../domain/ToolCall.js"
+import { DeltaBatcher } from "./deltaBatcher.js"
 import { MarkupScanner, type Piece } from "./markup.js"
 import type { Slot } from "./sequencePool.js"
 
@@ -49,6 +48,8 @@ export interface Generation {
   readonly promptTokens: number
   readonly cachedTokens: number
   readonly contextSize: number
+  /** Prompt tokens evaluated per batch. */
+  readonly batchSize: number
   readonly sampling: SamplingParams
   readonly penalties: Penalties
   readonly overflow: OverflowStrategy
@@ -116,26 +117,32 @@ export const generate = (generation: Generation): Stream.Stream<ModelEvent, Chat
   // Written by node-llama-cpp's callbacks, read by the progress sampler.
   const progress: { firstTokenAt: number | undefined } = { firstTokenAt: undefined }
 
-  const tokens = Stream.async<ModelEvent, ChatModelError>((emit) => {
+  // node-llama-cpp calls back synchronously once per token: offering to a queue without forking keeps
+  // that path as cheap as the raw callback.
+  const tokens = Stream.unwrapScoped(Effect.gen(function*() {
+    const queue = yield* Queue.unbounded<Take.Take<ModelEvent, ChatModelError>>()
+    const batcher = new DeltaBatcher((event) => Queue.unsafeOffer(queue, Take.of(event)))
+    const emit = (event: ModelEvent) => batcher.event(event)
+    emit(new PromptProgress({ processed: generation.cachedTokens, total: generation.promptTokens }))
+    const fail = (error: ChatModelError) => Queue.unsafeOffer(queue, Take.fail(error))
     const controller = new AbortController()
     const scanner = new MarkupScanner()
     const recovered: Array<ToolCall> = []
     const startedAt = performance.now()
     const emitPieces = (pieces: ReadonlyArray<Piece>) => {
       for (const piece of pieces) {
-        if (piece._tag === "Text") void emit.single(new TextDelta({ text: piece.text }))
-        else if (piece._tag === "Reasoning") void emit.single(new ReasoningDelta({ text: piece.text }))
-        else recovered.push(new ToolCall({ id: newCallId(), name: piece.name, arguments: piece.arguments }))
+        if (piece._tag === "Call") recovered.push(new ToolCall({ id: newCallId(), name: piece.name, arguments: piece.arguments }))
+        else batcher.delta(piece._tag, piece.text)
       }
     }
     const onResponseChunk = (chunk: LlamaChatResponseChunk) => {
       if (progress.firstTokenAt === undefined) {
         progress.firstTokenAt = performance.now()
-        void emit.single(new PromptProgress({ processed: generation.promptTokens, total: generation.promptTokens }))
+        emit(new PromptProgress({ processed: generation.promptTokens, total: generation.promptTokens }))
       }
       if (generation.mode._tag === "Forced") return // the call is read whole at the end
       if (chunk.type === "segment") {
-        if (chunk.segmentType === "thought" && chunk.text !== "") void emit.single(new ReasoningDelta({ text: chunk.text }))
+        if (chunk.segmentType === "thought") batcher.delta("Reasoning", chunk.text)
       } else emitPieces(scanner.feed(chunk.text))
     }
     const { sampling } = generation
@@ -167,7 +174,7 @@ export const generate = (generation: Generation): Stream.Stream<ModelEvent, Chat
       let calls: ReadonlyArray<ToolCall>
       if (mode._tag === "Forced") {
         const call = forcedCall(mode.grammar, result.response)
-        if (call instanceof ModelError) return emit.fail(call)
+        if (call instanceof ModelError) return fail(call)
         calls = [call]
       } else {
         emitPieces(scanner.end())
@@ -176,10 +183,10 @@ export const generate = (generation: Generation): Stream.Stream<ModelEvent, Chat
         )
         calls = [...native, ...recovered]
       }
-      for (const call of calls) void emit.single(new ToolCallRequested({ call }))
+      for (const call of calls) emit(new ToolCallRequested({ call }))
       const used = sequence.tokenMeter.diff(meterAtStart)
       const generatingMillis = performance.now() - (progress.firstTokenAt ?? startedAt)
-      void emit.single(
+      emit(
         new Usage({
           promptTokens: generation.promptTokens,
           cachedTokens: generation.cachedTokens,
@@ -189,30 +196,36 @@ export const generate = (generation: Generation): Stream.Stream<ModelEvent, Chat
           ...(generatingMillis > 0 ? { tokensPerSecond: used.usedOutputTokens / (generatingMillis / 1000) } : {})
         })
       )
-      void emit.single(new Finished({ reason: finishReason(result.metadata.stopReason, calls.length > 0) }))
-      return emit.end()
-    }, (error: unknown) => emit.fail(failure(error, generation)))
+      emit(new Finished({ reason: finishReason(result.metadata.stopReason, calls.length > 0) }))
+      Queue.unsafeOffer(queue, Take.end)
+    }, (error: unknown) => fail(failure(error, generation)))
 
     // Interruption: abort, then wait until node-llama-cpp has stopped, so the sequence is free and consistent.
-    return Effect.promise(() => {
-      controller.abort()
-      return running.then(() => undefined, () => undefined)
+    // Prompt evaluation reports no progress of its own: sample the sequence's token meter until the first token.
+    let reported = generation.cachedTokens
+    const sample = Effect.sync(() => {
+      const processed = generation.cachedTokens + sequence.tokenMeter.diff(meterAtStart).usedInputTokens
+      if (progress.firstTokenAt !== undefined || processed <= reported || processed >= generation.promptTokens) return
+      reported = processed
+      emit(new PromptProgress({ processed, total: generation.promptTokens }))
     })
-  }, "unbounded")
+    // The meter moves once per batch: a prompt that fits one batch has no progress to sample.
+    if (generation.promptTokens - generation.cachedTokens > generation.batchSize) {
+      yield* sample.pipe(
+        Effect.repeat(Schedule.spaced("100 millis").pipe(Schedule.whileOutput(() => progress.firstTokenAt === undefined))),
+        Effect.forkScoped
+      )
+    }
+    let settled = false
+    const stopped = running.then(() => (settled = true), () => (settled = true))
+    yield* Effect.addFinalizer(() =>
+      settled ? Effect.void : Effect.promise(() => {
+        controller.abort()
+        return stopped
+      })
+    )
+    return Stream.fromQueue(queue).pipe(Stream.flattenTake)
+  }))
 
-  // Prompt evaluation reports no progress of its own: sample the sequence's token meter until the first token.
-  const sampledProgress = Stream.repeatEffectWithSchedule(
-    Effect.sync(() => generation.cachedTokens + sequence.tokenMeter.diff(meterAtStart).usedInputTokens),
-    Schedule.spaced("100 millis")
-  ).pipe(
-    Stream.takeWhile(() => progress.firstTokenAt === undefined),
-    Stream.filter((processed) => processed > generation.cachedTokens && processed < generation.promptTokens),
-    Stream.changes,
-    Stream.map((processed) => new PromptProgress({ processed, total: generation.promptTokens }))
-  )
-
-  return Stream.concat(
-    Stream.make(new PromptProgress({ processed: generation.cachedTokens, total: generation.promptTokens })),
-    Stream.merge(tokens, sampledProgress, { haltStrategy: "left" })
-  )
+  return tokens
 }
