@@ -5,9 +5,11 @@
  * @module
  */
 import { Effect, type Scope } from "effect"
+import * as NodeLlamaCpp from "node-llama-cpp"
 import {
   getLlama,
   GgmlType,
+  readGgufFileInfo,
   type Llama,
   type LlamaContext,
   LlamaLogLevel,
@@ -49,6 +51,28 @@ const loadError = (path: string, error: unknown, logged: ReadonlyArray<string>):
   }
   return new ModelLoadError({ path, reason: "Failed", detail: log === "" ? text : `${text}: ${log}` })
 }
+
+// boundary: the typings declare this enum `const`, but it is a plain object at runtime
+const architectureEnum = (NodeLlamaCpp as unknown as Record<string, Record<string, string> | undefined>)["GgufArchitectureType"]
+const knownArchitectures: ReadonlySet<string> = new Set(Object.values(architectureEnum ?? {}))
+
+/**
+ * llama.cpp says only "Failed to load model" (the reason goes to its log, which
+ * a shared llama.cpp instance may send elsewhere): look at the file's declared
+ * architecture to tell an unsupported one apart.
+ */
+const explainFailure = (path: string, error: ModelLoadError): Effect.Effect<never, ModelLoadError> =>
+  Effect.tryPromise(() => readGgufFileInfo(path, { readTensorInfo: false, logWarnings: false })).pipe(
+    Effect.orElseSucceed(() => undefined),
+    Effect.flatMap((info) => {
+      const architecture = info?.metadata.general.architecture
+      return Effect.fail(
+        architecture !== undefined && knownArchitectures.size > 0 && !knownArchitectures.has(architecture)
+          ? new ModelLoadError({ path, reason: "UnsupportedArchitecture", detail: `unknown model architecture: '${architecture}'` })
+          : error
+      )
+    })
+  )
 
 /**
  * Acquires llama.cpp, the model and a context in the current scope; closing
@@ -98,7 +122,7 @@ export const load = (config: EngineConfig): Effect.Effect<Loaded, ModelLoadError
             loadSignal: signal
           }),
         catch: (error) => loadError(path, error, logged)
-      }),
+      }).pipe(Effect.catchIf((error) => error.reason === "Failed", (error) => explainFailure(path, error))),
       (model) => Effect.promise(() => model.dispose())
     )
     const contextSize = config.contextSize ?? Math.min(defaultContextSize, model.trainContextSize)
