@@ -17,7 +17,8 @@ import type {
   LlamaChatResponse,
   LlamaChatResponseChunk,
   LlamaJsonSchemaGrammar,
-  LLamaContextualRepeatPenalty
+  LLamaContextualRepeatPenalty,
+  TokenMeterState
 } from "node-llama-cpp"
 import type { OverflowStrategy } from "../../domain/EngineConfig.js"
 import { type ChatModelError, ContextOverflow, ModelError } from "../../domain/errors.js"
@@ -110,114 +111,156 @@ const forcedCall = (grammar: LlamaJsonSchemaGrammar<GbnfJsonSchema>, text: strin
   }
 }
 
-/** Runs one generation; interrupting the stream aborts it within one token and waits for it to stop. */
-export const generate = (generation: Generation): Stream.Stream<ModelEvent, ChatModelError> => {
-  const { sequence } = generation.slot
-  const meterAtStart = sequence.tokenMeter.getState()
-  // Written by node-llama-cpp's callbacks, read by the progress sampler.
-  const progress: { firstTokenAt: number | undefined } = { firstTokenAt: undefined }
+/**
+ * Receives node-llama-cpp's per-token callbacks and turns them into events on
+ * a queue. The callbacks are synchronous and frequent, so offering to the
+ * queue must not fork a fiber, and close deltas are coalesced.
+ */
+class TurnSink {
+  private readonly batcher: DeltaBatcher
+  private readonly scanner = new MarkupScanner()
+  private readonly recovered: Array<ToolCall> = []
+  private readonly startedAt = performance.now()
+  /** The sequence's token meter when the generation started, for usage and progress. */
+  readonly meterAtStart: TokenMeterState
+  firstTokenAt: number | undefined
 
-  // node-llama-cpp calls back synchronously once per token: offering to a queue without forking keeps
-  // that path as cheap as the raw callback.
-  const tokens = Stream.unwrapScoped(Effect.gen(function*() {
-    const queue = yield* Queue.unbounded<Take.Take<ModelEvent, ChatModelError>>()
-    const batcher = new DeltaBatcher((event) => Queue.unsafeOffer(queue, Take.of(event)))
-    const emit = (event: ModelEvent) => batcher.event(event)
-    emit(new PromptProgress({ processed: generation.cachedTokens, total: generation.promptTokens }))
-    const fail = (error: ChatModelError) => Queue.unsafeOffer(queue, Take.fail(error))
-    const controller = new AbortController()
-    const scanner = new MarkupScanner()
-    const recovered: Array<ToolCall> = []
-    const startedAt = performance.now()
-    const emitPieces = (pieces: ReadonlyArray<Piece>) => {
-      for (const piece of pieces) {
-        if (piece._tag === "Call") recovered.push(new ToolCall({ id: newCallId(), name: piece.name, arguments: piece.arguments }))
-        else batcher.delta(piece._tag, piece.text)
-      }
+  constructor(
+    private readonly generation: Generation,
+    private readonly queue: Queue.Queue<Take.Take<ModelEvent, ChatModelError>>
+  ) {
+    this.batcher = new DeltaBatcher((event) => Queue.unsafeOffer(queue, Take.of(event)))
+    this.meterAtStart = generation.slot.sequence.tokenMeter.getState()
+  }
+
+  emit(event: ModelEvent): void {
+    this.batcher.event(event)
+  }
+
+  private pieces(pieces: ReadonlyArray<Piece>): void {
+    for (const piece of pieces) {
+      if (piece._tag === "Call") this.recovered.push(new ToolCall({ id: newCallId(), name: piece.name, arguments: piece.arguments }))
+      else this.batcher.delta(piece._tag, piece.text)
     }
-    const onResponseChunk = (chunk: LlamaChatResponseChunk) => {
-      if (progress.firstTokenAt === undefined) {
-        progress.firstTokenAt = performance.now()
-        emit(new PromptProgress({ processed: generation.promptTokens, total: generation.promptTokens }))
-      }
-      if (generation.mode._tag === "Forced") return // the call is read whole at the end
-      if (chunk.type === "segment") {
-        if (chunk.segmentType === "thought") batcher.delta("Reasoning", chunk.text)
-      } else emitPieces(scanner.feed(chunk.text))
+  }
+
+  /** node-llama-cpp's `onResponseChunk`. */
+  readonly onResponseChunk = (chunk: LlamaChatResponseChunk): void => {
+    if (this.firstTokenAt === undefined) {
+      this.firstTokenAt = performance.now()
+      const total = this.generation.promptTokens
+      this.emit(new PromptProgress({ processed: total, total }))
     }
-    const { sampling } = generation
-    const common = {
-      signal: controller.signal,
-      stopOnAbortSignal: false,
-      onResponseChunk,
-      temperature: sampling.temperature,
-      topK: sampling.topK,
-      topP: sampling.topP,
-      minP: sampling.minP,
-      repeatPenalty: repeatPenalty(generation.penalties),
-      ...maxTokens(generation),
-      ...(generation.seed === undefined ? {} : { seed: generation.seed }),
-      ...(generation.stop === undefined || generation.stop.length === 0 ? {} : { customStopTriggers: generation.stop })
+    if (this.generation.mode._tag === "Forced") return // the call is read whole at the end
+    if (chunk.type === "segment") {
+      if (chunk.segmentType === "thought") this.batcher.delta("Reasoning", chunk.text)
+    } else this.pieces(this.scanner.feed(chunk.text))
+  }
+
+  /** The generation finished: tool calls, usage, the finish, the end. */
+  complete(result: LlamaChatResponse<ChatModelFunctions | undefined>): void {
+    const { generation } = this
+    let calls: ReadonlyArray<ToolCall>
+    if (generation.mode._tag === "Forced") {
+      const call = forcedCall(generation.mode.grammar, result.response)
+      if (call instanceof ModelError) return this.fail(call)
+      calls = [call]
+    } else {
+      this.pieces(this.scanner.end())
+      const native = (result.functionCalls ?? []).map((call) =>
+        new ToolCall({ id: newCallId(), name: call.functionName, arguments: JSON.stringify(call.params ?? {}) })
+      )
+      calls = [...native, ...this.recovered]
     }
-    const { chat } = generation.slot
-    const running = generation.mode._tag === "Forced"
-      ? chat.generateResponse(generation.history, { ...common, grammar: generation.mode.grammar })
-      : chat.generateResponse(generation.history, {
-        ...common,
-        ...(generation.mode.functions === undefined
-          ? {}
-          : { functions: generation.mode.functions, documentFunctionParams: true })
+    for (const call of calls) this.emit(new ToolCallRequested({ call }))
+    const { sequence } = generation.slot
+    const used = sequence.tokenMeter.diff(this.meterAtStart)
+    const generatingMillis = performance.now() - (this.firstTokenAt ?? this.startedAt)
+    this.emit(
+      new Usage({
+        promptTokens: generation.promptTokens,
+        cachedTokens: generation.cachedTokens,
+        completionTokens: used.usedOutputTokens,
+        contextUsed: sequence.nextTokenIndex,
+        contextSize: generation.contextSize,
+        ...(generatingMillis > 0 ? { tokensPerSecond: used.usedOutputTokens / (generatingMillis / 1000) } : {})
       })
+    )
+    this.emit(new Finished({ reason: finishReason(result.metadata.stopReason, calls.length > 0) }))
+    Queue.unsafeOffer(this.queue, Take.end)
+  }
 
-    running.then((result) => {
-      const mode = generation.mode
-      let calls: ReadonlyArray<ToolCall>
-      if (mode._tag === "Forced") {
-        const call = forcedCall(mode.grammar, result.response)
-        if (call instanceof ModelError) return fail(call)
-        calls = [call]
-      } else {
-        emitPieces(scanner.end())
-        const native = (result.functionCalls ?? []).map((call) =>
-          new ToolCall({ id: newCallId(), name: call.functionName, arguments: JSON.stringify(call.params ?? {}) })
-        )
-        calls = [...native, ...recovered]
-      }
-      for (const call of calls) emit(new ToolCallRequested({ call }))
-      const used = sequence.tokenMeter.diff(meterAtStart)
-      const generatingMillis = performance.now() - (progress.firstTokenAt ?? startedAt)
-      emit(
-        new Usage({
-          promptTokens: generation.promptTokens,
-          cachedTokens: generation.cachedTokens,
-          completionTokens: used.usedOutputTokens,
-          contextUsed: sequence.nextTokenIndex,
-          contextSize: generation.contextSize,
-          ...(generatingMillis > 0 ? { tokensPerSecond: used.usedOutputTokens / (generatingMillis / 1000) } : {})
-        })
-      )
-      emit(new Finished({ reason: finishReason(result.metadata.stopReason, calls.length > 0) }))
-      Queue.unsafeOffer(queue, Take.end)
-    }, (error: unknown) => fail(failure(error, generation)))
+  fail(error: ChatModelError): void {
+    this.batcher.flush()
+    Queue.unsafeOffer(this.queue, Take.fail(error))
+  }
+}
 
-    // Interruption: abort, then wait until node-llama-cpp has stopped, so the sequence is free and consistent.
-    // Prompt evaluation reports no progress of its own: sample the sequence's token meter until the first token.
-    let reported = generation.cachedTokens
-    const sample = Effect.sync(() => {
-      const processed = generation.cachedTokens + sequence.tokenMeter.diff(meterAtStart).usedInputTokens
-      if (progress.firstTokenAt !== undefined || processed <= reported || processed >= generation.promptTokens) return
-      reported = processed
-      emit(new PromptProgress({ processed, total: generation.promptTokens }))
-    })
-    // The meter moves once per batch: a prompt that fits one batch has no progress to sample.
-    if (generation.promptTokens - generation.cachedTokens > generation.batchSize) {
-      yield* sample.pipe(
-        Effect.repeat(Schedule.spaced("100 millis").pipe(Schedule.whileOutput(() => progress.firstTokenAt === undefined))),
-        Effect.forkScoped
-      )
-    }
+/** Starts node-llama-cpp on the generation's sequence. */
+const start = (generation: Generation, sink: TurnSink, signal: AbortSignal) => {
+  const { sampling } = generation
+  const common = {
+    signal,
+    stopOnAbortSignal: false,
+    onResponseChunk: sink.onResponseChunk,
+    temperature: sampling.temperature,
+    topK: sampling.topK,
+    topP: sampling.topP,
+    minP: sampling.minP,
+    repeatPenalty: repeatPenalty(generation.penalties),
+    ...maxTokens(generation),
+    ...(generation.seed === undefined ? {} : { seed: generation.seed }),
+    ...(generation.stop === undefined || generation.stop.length === 0 ? {} : { customStopTriggers: generation.stop })
+  }
+  const { chat } = generation.slot
+  const { mode } = generation
+  if (mode._tag === "Forced") return chat.generateResponse(generation.history, { ...common, grammar: mode.grammar })
+  return chat.generateResponse(generation.history, {
+    ...common,
+    ...(mode.functions === undefined ? {} : { functions: mode.functions, documentFunctionParams: true })
+  })
+}
+
+/**
+ * Prompt evaluation reports no progress of its own: sample the sequence's
+ * token meter until the first token. The meter moves once per batch, so a
+ * prompt that fits one batch has nothing to sample.
+ */
+const sampleProgress = (generation: Generation, sink: TurnSink) => {
+  if (generation.promptTokens - generation.cachedTokens <= generation.batchSize) return Effect.void
+  const { sequence } = generation.slot
+  let reported = generation.cachedTokens
+  const sample = Effect.sync(() => {
+    const processed = generation.cachedTokens + sequence.tokenMeter.diff(sink.meterAtStart).usedInputTokens
+    if (sink.firstTokenAt !== undefined || processed <= reported || processed >= generation.promptTokens) return
+    reported = processed
+    sink.emit(new PromptProgress({ processed, total: generation.promptTokens }))
+  })
+  const untilFirstToken = Schedule.spaced("100 millis").pipe(Schedule.whileOutput(() => sink.firstTokenAt === undefined))
+  return Effect.asVoid(Effect.forkScoped(Effect.repeat(sample, untilFirstToken)))
+}
+
+/** Runs one generation; interrupting the stream aborts it within one token and waits for it to stop. */
+export const generate = (generation: Generation): Stream.Stream<ModelEvent, ChatModelError> =>
+  Stream.unwrapScoped(Effect.gen(function*() {
+    const queue = yield* Queue.unbounded<Take.Take<ModelEvent, ChatModelError>>()
+    const sink = new TurnSink(generation, queue)
+    sink.emit(new PromptProgress({ processed: generation.cachedTokens, total: generation.promptTokens }))
+    const controller = new AbortController()
+    const running = start(generation, sink, controller.signal)
     let settled = false
-    const stopped = running.then(() => (settled = true), () => (settled = true))
+    const stopped = running.then(
+      (result) => {
+        settled = true
+        sink.complete(result)
+      },
+      (error: unknown) => {
+        settled = true
+        sink.fail(failure(error, generation))
+      }
+    )
+    yield* sampleProgress(generation, sink)
+    // Interruption: abort, then wait until node-llama-cpp has stopped, so the sequence is free and consistent.
     yield* Effect.addFinalizer(() =>
       settled ? Effect.void : Effect.promise(() => {
         controller.abort()
@@ -226,6 +269,3 @@ export const generate = (generation: Generation): Stream.Stream<ModelEvent, Chat
     )
     return Stream.fromQueue(queue).pipe(Stream.flattenTake)
   }))
-
-  return tokens
-}
