@@ -1,7 +1,11 @@
 /**
  * The context's sequences, shared by concurrent requests: each request gets
- * a free sequence — the one already holding the longest prefix of its
- * prompt, so the KV cache is reused — or waits for one.
+ * a free sequence, or waits for one. The choice keeps the KV cache as useful
+ * as possible: a request goes where the most of its prompt is already
+ * evaluated, minus what it would throw away of another conversation — so a
+ * conversation returns to its own sequence, and a new one takes an empty
+ * sequence rather than evicting a conversation that merely shares its
+ * system prompt.
  *
  * @module
  */
@@ -24,6 +28,12 @@ export interface SequencePool {
 export const reusablePrefix = (sequence: LlamaContextSequence, prompt: ReadonlyArray<Token>): number =>
   sequence.compareContextTokens([...prompt]).firstDifferentIndex
 
+/** Tokens of `prompt` a sequence would reuse, minus the tokens of its own it would discard. */
+export const routingScore = (sequence: LlamaContextSequence, prompt: ReadonlyArray<Token>): number => {
+  const reused = reusablePrefix(sequence, prompt)
+  return reused - (sequence.nextTokenIndex - reused)
+}
+
 /** A pool over `slots`. */
 export const make = (slots: ReadonlyArray<Slot>): Effect.Effect<SequencePool> =>
   Effect.gen(function*() {
@@ -32,12 +42,12 @@ export const make = (slots: ReadonlyArray<Slot>): Effect.Effect<SequencePool> =>
     const take = (prompt: ReadonlyArray<Token>) =>
       Ref.modify(free, (candidates) => {
         let best = candidates[0]
-        let bestPrefix = -1
+        let bestScore = Number.NEGATIVE_INFINITY
         for (const slot of candidates) {
-          const prefix = reusablePrefix(slot.sequence, prompt)
-          if (prefix > bestPrefix) {
+          const score = routingScore(slot.sequence, prompt)
+          if (score > bestScore) {
             best = slot
-            bestPrefix = prefix
+            bestScore = score
           }
         }
         return [best, candidates.filter((slot) => slot !== best)] as const

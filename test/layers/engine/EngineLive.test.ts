@@ -99,6 +99,23 @@ for (const model of testModels) {
           expect(second.cachedTokens).toBeLessThan(second.promptTokens)
         }))
 
+      it.effect("routes a conversation back to the sequence that holds its prefix", () =>
+        Effect.gen(function*() {
+          const story = (seed: string) => `${seed} ${"and then they walked to the park and played with a ball. ".repeat(8)}`
+          const a = question(story("Anna and her cat"))
+          const b = question(story("Ben and his dog"))
+          const firstA = yield* collect(a)
+          const firstB = yield* collect(b)
+          const next = (request: ChatRequest, events: ReadonlyArray<ModelEvent>): ChatRequest => ({
+            ...request,
+            messages: [...request.messages, new AssistantMessage({ content: text(events) }), new UserMessage({ content: "More." })]
+          })
+          const againA = usage(yield* collect(next(a, firstA)))
+          const againB = usage(yield* collect(next(b, firstB)))
+          expect(againA.cachedTokens).toBeGreaterThanOrEqual(usage(firstA).promptTokens - 1)
+          expect(againB.cachedTokens).toBeGreaterThanOrEqual(usage(firstB).promptTokens - 1)
+        }))
+
       it.effect("forces a schema-valid tool call with toolChoice required", () =>
         Effect.gen(function*() {
           const events = yield* collect(question("Pick one", { tools: [pick.spec], toolChoice: "required", maxTokens: 96 }))
