@@ -80,6 +80,58 @@ export class ToolFailure extends Schema.TaggedError<ToolFailure>()("ToolFailure"
   message: Schema.String
 }) {}
 
+/**
+ * A path the model gave would leave the sandbox (or cannot be a path at all).
+ * Tools turn it into an error result that says which paths are allowed.
+ */
+export class SandboxViolation extends Schema.TaggedError<SandboxViolation>()("SandboxViolation", {
+  path: Schema.String,
+  reason: Schema.Literal("Escape", "SymlinkEscape", "NulByte", "Empty")
+}) {
+  override get message(): string {
+    switch (this.reason) {
+      case "NulByte":
+        return `path ${JSON.stringify(this.path)} contains a NUL byte`
+      case "Empty":
+        return "the path is empty"
+      case "SymlinkEscape":
+        return `path ${JSON.stringify(this.path)} leads through a symbolic link outside the sandbox`
+      case "Escape":
+        return `path ${JSON.stringify(this.path)} climbs above the sandbox root "/"`
+    }
+  }
+}
+
+/** A file operation inside the sandbox failed. `path` is the model's (virtual) path. */
+export class FileError extends Schema.TaggedError<FileError>()("FileError", {
+  path: Schema.String,
+  reason: Schema.Literal("NotFound", "NotAFile", "NotADirectory", "AlreadyExists", "TooLarge", "PermissionDenied", "Io"),
+  detail: Schema.optional(Schema.String)
+}) {
+  override get message(): string {
+    const what: Record<typeof this.reason, string> = {
+      NotFound: "no such file or directory",
+      NotAFile: "is a directory, not a file",
+      NotADirectory: "is not a directory",
+      AlreadyExists: "already exists",
+      TooLarge: "is too large",
+      PermissionDenied: "permission denied",
+      Io: "cannot be accessed"
+    }
+    return `${this.path}: ${what[this.reason]}${this.detail === undefined ? "" : ` (${this.detail})`}`
+  }
+}
+
+/** A process could not be started. */
+export class ProcessError extends Schema.TaggedError<ProcessError>()("ProcessError", {
+  command: Schema.String,
+  detail: Schema.String
+}) {
+  override get message(): string {
+    return `cannot run ${this.command}: ${this.detail}`
+  }
+}
+
 /** A façade or session was configured in a way that cannot work. */
 export class ConfigurationError extends Schema.TaggedError<ConfigurationError>()("ConfigurationError", {
   message: Schema.String

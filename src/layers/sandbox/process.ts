@@ -1,0 +1,137 @@
+/**
+ * Running a process the way an agent's tools need it: its own process group
+ * (so a timeout or an interruption kills the grandchildren too), stdin
+ * closed, a clean environment, output captured up to a cap and drained past
+ * it (the child never blocks on a full pipe), SIGTERM then SIGKILL.
+ *
+ * node's child_process is used directly: @effect/platform's CommandExecutor
+ * offers no process-group kill with a grace period, and no capped capture.
+ *
+ * @module
+ */
+import { type ChildProcess, spawn } from "node:child_process"
+import { Duration, Effect, Option } from "effect"
+import { ProcessError } from "../../domain/errors.js"
+import type { ProcessResult, ProcessSpec } from "../../services/Sandbox.js"
+
+/** Output kept up to a byte cap; what comes after is counted and dropped. */
+class CappedOutput {
+  private readonly chunks: Array<Buffer> = []
+  private kept = 0
+  dropped = 0
+
+  constructor(private readonly cap: number) {}
+
+  add(chunk: Buffer): void {
+    const room = this.cap - this.kept
+    if (room <= 0) {
+      this.dropped += chunk.length
+      return
+    }
+    const part = chunk.length <= room ? chunk : chunk.subarray(0, room)
+    this.chunks.push(part)
+    this.kept += part.length
+    this.dropped += chunk.length - part.length
+  }
+
+  text(): string {
+    return Buffer.concat(this.chunks).toString("utf8")
+  }
+}
+
+const isRunning = (child: ChildProcess): boolean => child.exitCode === null && child.signalCode === null
+
+/** Signals the whole process group; a group already gone is not an error. */
+const signalGroup = (child: ChildProcess, signal: NodeJS.Signals): void => {
+  if (child.pid === undefined) return
+  try {
+    process.kill(-child.pid, signal)
+  } catch {
+    // ESRCH: nobody left in the group.
+  }
+}
+
+/** Resolves when the child has exited (not necessarily closed its pipes). */
+const exited = (child: ChildProcess): Effect.Effect<void> =>
+  Effect.async<void>((resume) => {
+    if (!isRunning(child)) return resume(Effect.void)
+    const onExit = () => resume(Effect.void)
+    child.once("exit", onExit)
+    return Effect.sync(() => child.off("exit", onExit))
+  })
+
+/** Resolves when every pipe of the child has closed. */
+const closed = (child: ChildProcess): Effect.Effect<void> =>
+  Effect.async<void>((resume) => {
+    const streams = [child.stdout, child.stderr].filter((s): s is NonNullable<typeof s> => s !== null && !s.closed)
+    if (streams.length === 0) return resume(Effect.void)
+    let open = streams.length
+    const onClose = () => {
+      if (--open === 0) resume(Effect.void)
+    }
+    for (const stream of streams) stream.once("close", onClose)
+    return Effect.sync(() => {
+      for (const stream of streams) stream.off("close", onClose)
+    })
+  })
+
+/** SIGTERM to the group, SIGKILL after the grace if the leader still runs, then SIGKILL to any straggler. */
+const terminate = (child: ChildProcess, grace: Duration.DurationInput): Effect.Effect<void> =>
+  Effect.gen(function*() {
+    if (isRunning(child)) {
+      signalGroup(child, "SIGTERM")
+      yield* Effect.timeoutOption(exited(child), grace)
+    }
+    signalGroup(child, "SIGKILL")
+    yield* exited(child)
+  }).pipe(Effect.uninterruptible)
+
+const spawnChild = (spec: ProcessSpec, cwd: string): Effect.Effect<ChildProcess, ProcessError> =>
+  Effect.async<ChildProcess, ProcessError>((resume) => {
+    let child: ChildProcess
+    try {
+      child = spawn(spec.command, [...spec.args], {
+        cwd,
+        env: { ...spec.env },
+        stdio: ["ignore", "pipe", spec.stderr === "merge" ? "pipe" : "ignore"],
+        detached: true, // its own process group, so the whole tree can be signalled
+        windowsHide: true
+      })
+    } catch (error) {
+      return resume(Effect.fail(new ProcessError({ command: spec.command, detail: String(error) })))
+    }
+    const onSpawn = () => {
+      child.off("error", onError)
+      resume(Effect.succeed(child))
+    }
+    const onError = (error: Error) => {
+      child.off("spawn", onSpawn)
+      resume(Effect.fail(new ProcessError({ command: spec.command, detail: error.message })))
+    }
+    child.once("spawn", onSpawn)
+    child.once("error", onError)
+  })
+
+/** Runs `spec` with `root` as the default working directory. */
+export const runProcess = (spec: ProcessSpec, root: string): Effect.Effect<ProcessResult, ProcessError> =>
+  Effect.scoped(Effect.gen(function*() {
+    const startedAt = Date.now()
+    // Released on every exit path: a finished leader's stragglers, a timeout, an interruption.
+    const child = yield* Effect.acquireRelease(spawnChild(spec, spec.cwd ?? root), (child) => terminate(child, spec.killGrace))
+    const output = new CappedOutput(spec.maxOutputBytes)
+    child.stdout?.on("data", (chunk: Buffer) => output.add(chunk))
+    child.stderr?.on("data", (chunk: Buffer) => output.add(chunk))
+    const finished = yield* Effect.timeoutOption(exited(child), spec.timeout)
+    const timedOut = Option.isNone(finished)
+    // The leader is done (or out of time): no process of its group outlives the call.
+    yield* terminate(child, spec.killGrace)
+    yield* Effect.timeoutOption(closed(child), Duration.seconds(1))
+    return {
+      exitCode: child.exitCode ?? undefined,
+      signal: child.signalCode ?? undefined,
+      output: output.text(),
+      droppedBytes: output.dropped,
+      timedOut,
+      durationMillis: Date.now() - startedAt
+    }
+  }))

@@ -1,0 +1,102 @@
+/**
+ * The `Sandbox` service: everything that touches the host on the model's
+ * behalf, so containment, limits and process hygiene live in one place.
+ *
+ * Paths are the model's view: a virtual `/` that is the sandbox root. This
+ * is containment against mistakes and prompt-injected paths, not an
+ * isolation boundary: processes run with the agent's own privileges.
+ *
+ * @module
+ */
+import { Context, type Duration, type Effect } from "effect"
+import type { FileError, ProcessError, SandboxViolation } from "../domain/errors.js"
+
+/** A path inside the sandbox: as the model writes it (`virtual`) and on disk (`real`). */
+export interface ResolvedPath {
+  /** Normalized, `/`-rooted, e.g. `/docs/spec.md`. */
+  readonly virtual: string
+  /** Absolute path on the host, under the root. */
+  readonly real: string
+}
+
+/** What `stat` reports. */
+export interface FileInfo {
+  readonly path: string
+  readonly type: "File" | "Directory" | "Other"
+  readonly size: number
+  readonly modifiedMillis: number
+}
+
+/** One directory entry. */
+export interface DirectoryEntry {
+  readonly name: string
+  readonly type: "File" | "Directory" | "Other"
+  readonly size: number
+}
+
+/** How to run a process. */
+export interface ProcessSpec {
+  /** An absolute executable path; no PATH search happens. */
+  readonly command: string
+  readonly args: ReadonlyArray<string>
+  /** Working directory on the host. Default: the sandbox root. */
+  readonly cwd?: string
+  /** The child's whole environment: nothing is inherited that is not listed here. */
+  readonly env: Readonly<Record<string, string>>
+  /** Wall-clock limit; the process group gets SIGTERM, then SIGKILL after `killGrace`. */
+  readonly timeout: Duration.DurationInput
+  /** Grace between SIGTERM and SIGKILL. */
+  readonly killGrace: Duration.DurationInput
+  /** Output kept; the rest is read and dropped so the child never blocks on a full pipe. */
+  readonly maxOutputBytes: number
+  /** `merge` interleaves stderr into the output; `discard` drops it. */
+  readonly stderr: "merge" | "discard"
+}
+
+/** How a process ended. */
+export interface ProcessResult {
+  /** The exit code, or `undefined` when a signal ended it. */
+  readonly exitCode: number | undefined
+  /** The signal that ended it, if any. */
+  readonly signal: string | undefined
+  /** What it wrote (stdout, plus stderr when merged), up to the cap. */
+  readonly output: string
+  /** Bytes written past the cap and dropped. */
+  readonly droppedBytes: number
+  /** Whether the timeout ended it. */
+  readonly timedOut: boolean
+  readonly durationMillis: number
+}
+
+/** The sandbox's operations. */
+export interface Service {
+  /** The sandbox root on the host (absolute, symlinks resolved). */
+  readonly root: string
+  /**
+   * Resolves a model path: component by component, re-rooted, `..` never
+   * above the root, symlinks followed only while they stay inside it.
+   */
+  readonly resolve: (path: string) => Effect.Effect<ResolvedPath, SandboxViolation>
+  readonly stat: (path: string) => Effect.Effect<FileInfo, SandboxViolation | FileError>
+  /** Reads a whole file, refusing one larger than `maxBytes`. */
+  readonly readFile: (path: string, maxBytes: number) => Effect.Effect<Uint8Array, SandboxViolation | FileError>
+  /** Reads up to `length` bytes from `offset`, and reports the file size. */
+  readonly readRange: (
+    path: string,
+    offset: number,
+    length: number
+  ) => Effect.Effect<{ readonly bytes: Uint8Array; readonly size: number }, SandboxViolation | FileError>
+  /** Writes a file atomically (a temporary file renamed into place), creating parent directories. */
+  readonly writeFile: (path: string, data: Uint8Array | string) => Effect.Effect<void, SandboxViolation | FileError>
+  readonly list: (path: string) => Effect.Effect<ReadonlyArray<DirectoryEntry>, SandboxViolation | FileError>
+  /**
+   * Every file under `path` (recursively, not following symbolic links), as
+   * virtual paths, sorted; at most `limit`.
+   */
+  readonly walk: (path: string, limit: number) => Effect.Effect<ReadonlyArray<string>, SandboxViolation | FileError>
+  /** Runs a process in its own process group; interruption kills the whole group. */
+  readonly run: (spec: ProcessSpec) => Effect.Effect<ProcessResult, ProcessError>
+}
+
+/** The host, seen through the sandbox. */
+export class Sandbox extends Context.Tag("easyai/Sandbox")<Sandbox, Service>() {}
