@@ -35,6 +35,15 @@ export { Engine, type Native as EngineNative, type Service as EngineService } fr
 export { MemoryStore, type Service as MemoryStoreService } from "./services/MemoryStore.js"
 export { type ComposeInput, Preamble, type Service as PreambleService } from "./services/Preamble.js"
 export {
+  type DirectoryEntry,
+  type FileInfo,
+  type ProcessResult,
+  type ProcessSpec,
+  type ResolvedPath,
+  Sandbox,
+  type Service as SandboxService
+} from "./services/Sandbox.js"
+export {
   type ChatOptions,
   type Service as SessionService,
   Session,
@@ -49,6 +58,7 @@ export * as EngineLive from "./layers/engine/EngineLive.js"
 export * as LocalChatModel from "./layers/model/LocalChatModel.js"
 export * as ScriptedChatModel from "./layers/model/ScriptedChatModel.js"
 export * as PreambleLive from "./layers/preamble/PreambleLive.js"
+export * as SandboxLive from "./layers/sandbox/SandboxLive.js"
 export * as ToolRegistryLive from "./layers/registry/ToolRegistryLive.js"
 export * as SessionLive from "./layers/session/SessionLive.js"
 export * as SessionStack from "./layers/session/SessionStack.js"

@@ -80,7 +80,8 @@ const terminate = (child: ChildProcess, grace: Duration.DurationInput): Effect.E
   Effect.gen(function*() {
     if (isRunning(child)) {
       signalGroup(child, "SIGTERM")
-      yield* Effect.timeoutOption(exited(child), grace)
+      // Finalizers run uninterruptibly; the wait must stay interruptible for the grace timeout to end it.
+      yield* Effect.timeoutOption(Effect.interruptible(exited(child)), grace)
     }
     signalGroup(child, "SIGKILL")
     yield* exited(child)
