@@ -19,10 +19,13 @@ import { Effect, Either, JSONSchema, ParseResult, Schema, SchemaAST } from "effe
 import { ToolFailure } from "./errors.js"
 import {
   coerceArguments,
+  describeExpected,
   describeParameters,
   exampleArguments,
   parseArgumentObject,
-  requiredProperties
+  requiredProperties,
+  schemaAt,
+  valueAt
 } from "./ToolArguments.js"
 import { type JsonSchema, ToolResult, ToolSpec, wireDescription } from "./ToolCall.js"
 
@@ -141,14 +144,26 @@ const prepareArguments = (
     return action === undefined ? coerced : { ...coerced, action }
   })
 
-const formatParseError = (error: ParseResult.ParseError): string => {
+/**
+ * One line per offending parameter, worded from the JSON Schema the model
+ * was shown (Effect's own messages would quote description annotations).
+ */
+const formatParseError = (schema: JsonSchema, args: unknown) => (error: ParseResult.ParseError): string => {
   const seen = new Set<string>()
   const lines: Array<string> = []
   for (const issue of ParseResult.ArrayFormatter.formatErrorSync(error)) {
     const path = issue.path.join(".")
     if (seen.has(path)) continue // unions report one line per member; the first says enough
     seen.add(path)
-    lines.push(path === "" ? issue.message : `${path}: ${issue.message}`)
+    const expected = schemaAt(schema, issue.path)
+    const message = issue._tag === "Missing"
+      ? "is missing"
+      : issue._tag === "Unexpected"
+      ? "is not a parameter of this tool"
+      : expected === undefined
+      ? issue.message
+      : `expected ${describeExpected(expected)}, got ${JSON.stringify(valueAt(args, issue.path))}`
+    lines.push(path === "" ? message : `${path}: ${message}`)
   }
   return lines.join("; ")
 }
@@ -195,7 +210,7 @@ export const make = <A, I>(options: MakeOptions<A, I>): Tool => {
   return {
     spec: buildSpec(options, schema),
     surface: options.surface ?? "always",
-    invoke: invoker(options, schema, (args) => Either.mapLeft(decode(args), formatParseError), options.handler)
+    invoke: invoker(options, schema, (args) => Either.mapLeft(decode(args), formatParseError(schema, args)), options.handler)
   }
 }
 

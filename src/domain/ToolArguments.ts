@@ -207,3 +207,65 @@ export const exampleArguments = (schema: JsonSchema): JsonObject => {
   }
   return example
 }
+
+/** The sub-schema at `path` (object properties and array items), if the schema declares one. */
+export const schemaAt = (schema: JsonSchema, path: ReadonlyArray<PropertyKey>): JsonObject | undefined => {
+  let current: JsonObject | undefined = schema
+  for (const key of path) {
+    if (current === undefined) return undefined
+    const properties: unknown = current["properties"]
+    const items: unknown = current["items"]
+    const next: unknown = typeof key === "number" ? items : isObject(properties) ? properties[String(key)] : undefined
+    current = isObject(next) ? next : undefined
+  }
+  return current
+}
+
+/** The value at `path` in the model's arguments. */
+export const valueAt = (value: unknown, path: ReadonlyArray<PropertyKey>): unknown => {
+  let current = value
+  for (const key of path) {
+    if (Array.isArray(current) && typeof key === "number") current = current[key]
+    else if (isObject(current)) current = current[String(key)]
+    else return undefined
+  }
+  return current
+}
+
+const range = (schema: JsonObject, low: string, high: string): string => {
+  const min = schema[low]
+  const max = schema[high]
+  if (typeof min === "number" && typeof max === "number") return ` from ${min} to ${max}`
+  if (typeof min === "number") return ` of at least ${min}`
+  if (typeof max === "number") return ` of at most ${max}`
+  return ""
+}
+
+/** What a value must be, in words a model understands: "an integer from 1 to 300". */
+export const describeExpected = (schema: JsonObject): string => {
+  const enumValues = schema["enum"]
+  if (Array.isArray(enumValues)) return `one of ${enumValues.map((v) => JSON.stringify(v)).join(" | ")}`
+  if ("const" in schema) return JSON.stringify(schema["const"])
+  const alternatives = [...subSchemas(schema, "anyOf"), ...subSchemas(schema, "oneOf")]
+  if (alternatives.length > 0) return alternatives.map(describeExpected).join(" or ")
+  switch (schemaTypes(schema)[0]) {
+    case "integer":
+      return `an integer${range(schema, "minimum", "maximum")}`
+    case "number":
+      return `a number${range(schema, "minimum", "maximum")}`
+    case "string": {
+      const length = range(schema, "minLength", "maxLength")
+      return length === "" ? "a string" : `a string with a length${length}`
+    }
+    case "boolean":
+      return "true or false"
+    case "array":
+      return "an array"
+    case "object":
+      return "an object"
+    case "null":
+      return "null"
+    default:
+      return "a valid value"
+  }
+}

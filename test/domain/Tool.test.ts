@@ -95,18 +95,18 @@ describe("Tool.make", () => {
       expect(wrongType.isError).toBe(true)
       expect(wrongType.content).toBe(
         [
-          `fs_read: invalid arguments: limit: Expected number, actual "ten"`,
+          `fs_read: invalid arguments: limit: expected an integer from 1 to 1048576, got "ten"`,
           "Parameters: path (string, required), limit (integer, optional), lineNumbers (boolean, optional), " +
           "tags (array, optional), options (object, optional)",
           `Example call: fs_read({"path":"<path>"})`
         ].join("\n")
       )
       const outOfRange = yield* invoke(readFile, `{"path":"/a","limit":0}`)
-      expect(outOfRange.content).toContain("limit: Expected a number between 1 and 1048576, actual 0")
+      expect(outOfRange.content).toContain("limit: expected an integer from 1 to 1048576, got 0")
       const missing = yield* invoke(readFile, `{}`)
       expect(missing.content).toContain("path: is missing")
       const unknown = yield* invoke(readFile, `{"path":"/a","colour":"red"}`)
-      expect(unknown.content).toContain("colour: is unexpected")
+      expect(unknown.content).toContain("colour: is not a parameter of this tool")
     }))
 
   it.effect("rejects text that is not a JSON object", () =>

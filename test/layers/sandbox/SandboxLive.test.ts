@@ -4,6 +4,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFil
 import * as path from "node:path"
 import { Sandbox, SandboxViolation } from "easyai"
 import * as SandboxLive from "../../../src/layers/sandbox/SandboxLive.js"
+import { goneSoon } from "../../support/processes.js"
 import { tempDir } from "../../support/tempDir.js"
 
 /** A sandbox at `<tmp>/user`, with a secret beside it in `<tmp>/userX` and one in `<tmp>`. */
@@ -20,16 +21,6 @@ const fixture = () => {
 
 const withSandbox = <A, E>(root: string, body: (sandbox: Sandbox["Type"]) => Effect.Effect<A, E>) =>
   Effect.flatMap(Sandbox, body).pipe(Effect.provide(SandboxLive.layer({ root })))
-
-/** Whether a process still runs; a zombie (dead, waiting for a parent that never reaps it) does not. */
-const alive = (pid: number): boolean => {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8")
-    return stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) !== "Z"
-  } catch {
-    return false
-  }
-}
 
 describe("Sandbox paths", () => {
   it.effect("re-roots absolute paths and normalizes components", () =>
@@ -126,7 +117,7 @@ describe("Sandbox processes", () => {
     timeout: Duration.seconds(10),
     killGrace: Duration.millis(300),
     maxOutputBytes: 1024,
-    stderr: "merge" as const
+    stderr: "merge" as "merge" | "discard"
   }
   const sh = (script: string, more: Partial<typeof spec> = {}) => ({ ...spec, ...more, command: "/bin/sh", args: ["-c", script] })
 
@@ -163,7 +154,7 @@ describe("Sandbox processes", () => {
         expect(result.timedOut).toBe(true)
         expect(result.signal).toBe("SIGKILL")
         const grandchild = Number(readFileSync(path.join(root, "grandchild.pid"), "utf8"))
-        expect(alive(grandchild)).toBe(false)
+        expect(yield* goneSoon(grandchild)).toBe(true)
       }))
   })
 
@@ -174,7 +165,7 @@ describe("Sandbox processes", () => {
         const result = yield* sandbox.run(sh("sleep 30 & echo $! > bg.pid; echo started"))
         expect(result.exitCode).toBe(0)
         expect(result.timedOut).toBe(false)
-        expect(alive(Number(readFileSync(path.join(root, "bg.pid"), "utf8")))).toBe(false)
+        expect(yield* goneSoon(Number(readFileSync(path.join(root, "bg.pid"), "utf8")))).toBe(true)
       }))
   })
 
@@ -188,7 +179,7 @@ describe("Sandbox processes", () => {
         }
         const exit = yield* Fiber.interrupt(fiber)
         expect(Exit.isInterrupted(exit)).toBe(true)
-        expect(alive(Number(readFileSync(path.join(root, "child.pid"), "utf8")))).toBe(false)
+        expect(yield* goneSoon(Number(readFileSync(path.join(root, "child.pid"), "utf8")))).toBe(true)
       }))
   })
 
