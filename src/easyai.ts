@@ -47,9 +47,10 @@ export class EasyAgent<E = never> {
   private preambleOptions: Partial<PreambleOptions> = {}
   private mode: ToolMode = "split"
   private approvalLayer: Layer.Layer<Approval> | undefined
+  private host: Mutable<NonNullable<SessionStack.Options<E>["host"]>> | undefined
   private presetName: PresetName | undefined
   private samplingOverrides: SamplingOverrides = {}
-  private runtime: ManagedRuntime.ManagedRuntime<SessionStack.Services, E | ToolRegistrationError> | undefined
+  private runtime: ManagedRuntime.ManagedRuntime<SessionStack.Services, E | SessionStack.BuildError> | undefined
   /** Changes made after the start, applied before the next question. */
   private pending: Array<Effect.Effect<void, ToolRegistrationError, Session>> = []
 
@@ -123,6 +124,38 @@ export class EasyAgent<E = never> {
     return this
   }
 
+  /**
+   * Gives the agent a sandbox: the directory it sees as `/`, with the fs
+   * tools and the read-only Python `evaluate`. Nothing touches the host
+   * without it.
+   */
+  sandbox(root: string): this {
+    this.beforeStart("sandbox")
+    this.host = { ...this.host, root }
+    return this
+  }
+
+  /** Adds the `bash` tool (and the fs tools) in the sandbox: NOT an isolation boundary. */
+  allowBash(): this {
+    this.beforeStart("allowBash")
+    this.host = { root: this.host?.root ?? ".", ...this.host, bash: true }
+    return this
+  }
+
+  /** Leaves out the Python `evaluate` tool. */
+  noPython(): this {
+    this.beforeStart("noPython")
+    this.host = { root: this.host?.root ?? ".", ...this.host, evaluate: false }
+    return this
+  }
+
+  /** Loads the operator's `EASYAI-<name>.tools` manifests from `directory`. */
+  externalTools(directory: string): this {
+    this.beforeStart("externalTools")
+    this.host = { root: this.host?.root ?? ".", ...this.host, externalTools: directory }
+    return this
+  }
+
   /** The tool-hop budget per question. */
   maxToolHops(hops: number): this {
     this.beforeStart("maxToolHops")
@@ -142,7 +175,7 @@ export class EasyAgent<E = never> {
     return this
   }
 
-  private started(): ManagedRuntime.ManagedRuntime<SessionStack.Services, E | ToolRegistrationError> {
+  private started(): ManagedRuntime.ManagedRuntime<SessionStack.Services, E | SessionStack.BuildError> {
     if (this.runtime === undefined) {
       this.runtime = ManagedRuntime.make(SessionStack.layer({
         model: this.model,
@@ -150,7 +183,8 @@ export class EasyAgent<E = never> {
         preamble: this.preambleOptions,
         session: this.session,
         agent: this.agent,
-        ...(this.approvalLayer === undefined ? {} : { approval: this.approvalLayer })
+        ...(this.approvalLayer === undefined ? {} : { approval: this.approvalLayer }),
+        ...(this.host === undefined ? {} : { host: this.host })
       }))
     }
     return this.runtime
@@ -172,13 +206,13 @@ export class EasyAgent<E = never> {
   })
 
   /** The answer to `text`, as an Effect (the stack is built on first use). */
-  askEffect(text: string, options: ChatOptions = {}): Effect.Effect<string, AgentError | ToolRegistrationError | E> {
+  askEffect(text: string, options: ChatOptions = {}): Effect.Effect<string, AgentError | SessionStack.BuildError | E> {
     const question = Effect.flatMap(this.ready, (session) => session.chat(text, this.chatOptions(options)))
     return Effect.map(Effect.provide(question, this.started()), (turn) => turn.text)
   }
 
   /** The events of answering `text`, as a Stream. */
-  streamEffect(text: string, options: ChatOptions = {}): Stream.Stream<AgentEvent, AgentError | ToolRegistrationError | E> {
+  streamEffect(text: string, options: ChatOptions = {}): Stream.Stream<AgentEvent, AgentError | SessionStack.BuildError | E> {
     const events = Stream.unwrap(Effect.map(this.ready, (session) => session.stream(text, this.chatOptions(options))))
     return Stream.unwrap(Effect.map(this.started(), (runtime) => Stream.provideContext(events, runtime.context)))
   }

@@ -118,9 +118,17 @@ const toResult = (output: ToolOutput): ToolResult => (typeof output === "string"
 const failureText = (error: HandlerError): string =>
   error.message !== "" ? error.message : error._tag ?? "the tool failed"
 
-/** Builds the teaching message for a rejected call. */
-const rejection = (name: string, schema: JsonSchema, options: ToolOptions, reason: string): ToolResult => {
-  const example = options.examples?.[0] ?? exampleArguments(schema)
+/**
+ * The teaching message for a rejected call: what is wrong, the parameters,
+ * and a correct example call (the tool's own first example when it has one).
+ */
+export const rejection = (
+  name: string,
+  schema: JsonSchema,
+  reason: string,
+  examples?: ReadonlyArray<Record<string, unknown>>
+): ToolResult => {
+  const example = examples?.[0] ?? exampleArguments(schema)
   return ToolResult.error(
     [
       `${name}: invalid arguments: ${reason}`,
@@ -148,7 +156,7 @@ const prepareArguments = (
  * One line per offending parameter, worded from the JSON Schema the model
  * was shown (Effect's own messages would quote description annotations).
  */
-const formatParseError = (schema: JsonSchema, args: unknown) => (error: ParseResult.ParseError): string => {
+export const explainDecodeFailure = (schema: JsonSchema, args: unknown) => (error: ParseResult.ParseError): string => {
   const seen = new Set<string>()
   const lines: Array<string> = []
   for (const issue of ParseResult.ArrayFormatter.formatErrorSync(error)) {
@@ -189,7 +197,7 @@ const invoker = <A>(
   Effect.suspend(() => {
     const validated = Either.flatMap(prepareArguments(raw, schema, options), validate)
     return Either.isLeft(validated)
-      ? Effect.succeed(rejection(options.name, schema, options, validated.left))
+      ? Effect.succeed(rejection(options.name, schema, validated.left, options.examples))
       : handler(validated.right).pipe(
         Effect.map(toResult),
         Effect.catchAll((error) => Effect.succeed(ToolResult.error(`${options.name}: ${failureText(error)}`)))
@@ -210,7 +218,7 @@ export const make = <A, I>(options: MakeOptions<A, I>): Tool => {
   return {
     spec: buildSpec(options, schema),
     surface: options.surface ?? "always",
-    invoke: invoker(options, schema, (args) => Either.mapLeft(decode(args), formatParseError(schema, args)), options.handler)
+    invoke: invoker(options, schema, (args) => Either.mapLeft(decode(args), explainDecodeFailure(schema, args)), options.handler)
   }
 }
 

@@ -11,7 +11,7 @@
  * @module
  */
 import { Layer } from "effect"
-import type { ToolRegistrationError } from "../../domain/errors.js"
+import type { FileError, SandboxViolation, ToolRegistrationError } from "../../domain/errors.js"
 import type { PreambleOptions } from "../../domain/SystemPrompt.js"
 import type { Agent } from "../../services/Agent.js"
 import type { Approval } from "../../services/Approval.js"
@@ -23,6 +23,8 @@ import * as AgentLive from "../agent/AgentLive.js"
 import * as ApprovalLive from "../approval/ApprovalLive.js"
 import * as PreambleLive from "../preamble/PreambleLive.js"
 import * as ToolRegistryLive from "../registry/ToolRegistryLive.js"
+import * as SandboxLive from "../sandbox/SandboxLive.js"
+import * as HostToolsLive from "../tools/HostToolsLive.js"
 import * as SessionLive from "./SessionLive.js"
 
 /** What the stack is built from. */
@@ -39,17 +41,32 @@ export interface Options<E> {
   readonly session?: SessionLive.Config
   /** The loop's options. */
   readonly agent?: AgentLive.Options
+  /**
+   * A sandbox on the host and the tools that act in it (fs and evaluate by
+   * default; bash and external tools when asked). Without it, no tool
+   * touches the host.
+   */
+  readonly host?: { readonly root: string } & HostToolsLive.Options
 }
 
 /** Everything the stack provides. */
 export type Services = Session | Agent | ToolRegistry | Preamble
 
+/** Everything building the stack can fail with, besides the model's own error. */
+export type BuildError = ToolRegistrationError | FileError | SandboxViolation
+
 /** Builds the stack. Call it once per application: each call is a new model. */
-export const layer = <E>(options: Options<E>): Layer.Layer<Services, E | ToolRegistrationError> => {
+export const layer = <E>(options: Options<E>): Layer.Layer<Services, E | BuildError> => {
   const registry = ToolRegistryLive.layer({ mode: options.toolMode ?? "split" })
   const agent = AgentLive.layer(options.agent).pipe(
     Layer.provide(Layer.mergeAll(registry, options.approval ?? ApprovalLive.autoApprove, options.model))
   )
   const preamble = PreambleLive.layer(options.preamble)
-  return SessionLive.layer(options.session).pipe(Layer.provideMerge(Layer.mergeAll(agent, registry, preamble)))
+  // Host tools are registered before the session composes its first system prompt, so it lists them.
+  const hostTools = options.host === undefined
+    ? Layer.empty
+    : HostToolsLive.layer(options.host).pipe(
+      Layer.provide(Layer.merge(registry, SandboxLive.layer({ root: options.host.root })))
+    )
+  return SessionLive.layer(options.session).pipe(Layer.provideMerge(Layer.mergeAll(agent, registry, preamble, hostTools)))
 }

@@ -1,0 +1,53 @@
+/**
+ * Registers the tools that act on the host — fs, bash, evaluate and the
+ * operator's external tools — into the registry, on demand.
+ *
+ * | option | registers |
+ * |---|---|
+ * | `fs` (default true) | the fs tools, both surfaces (the registry's tool mode picks one) |
+ * | `bash` (default false) | `bash`, and the fs tools with it (a shell without file tools leaves the model writing files with `cat >`) |
+ * | `evaluate` (default true) | `evaluate` (Python, read-only) |
+ * | `externalTools` | every `EASYAI-<name>.tools` manifest in that directory |
+ *
+ * @module
+ */
+import { Effect, Layer } from "effect"
+import type { ToolRegistrationError } from "../../domain/errors.js"
+import type { Sandbox } from "../../services/Sandbox.js"
+import { ToolRegistry } from "../../services/ToolRegistry.js"
+import { bash } from "./bash.js"
+import { evaluate } from "./evaluate.js"
+import { loadExternalTools } from "./external/load.js"
+import { fsTools } from "./fs/fsTools.js"
+import { reservedToolNames } from "./reserved.js"
+
+/** Which host tools to register. */
+export interface Options {
+  readonly fs?: boolean
+  readonly bash?: boolean
+  readonly evaluate?: boolean
+  /** A directory of `EASYAI-<name>.tools` manifests. */
+  readonly externalTools?: string
+}
+
+const register = (options: Options) =>
+  Effect.gen(function*() {
+    const registry = yield* ToolRegistry
+    const tools = [
+      ...((options.fs ?? true) || options.bash === true ? yield* fsTools : []),
+      ...(options.bash === true ? [yield* bash] : []),
+      ...((options.evaluate ?? true) ? [yield* evaluate] : [])
+    ]
+    for (const tool of tools) yield* registry.add(tool)
+    if (options.externalTools === undefined) return
+    const loaded = yield* loadExternalTools(options.externalTools, reservedToolNames)
+    // One broken manifest must not take the others (or the agent) down: report it and go on.
+    for (const error of loaded.errors) yield* Effect.logError(`external tools: ${error}`)
+    for (const warning of loaded.warnings) yield* Effect.logWarning(`external tools: ${warning}`)
+    for (const tool of loaded.tools) yield* registry.add(tool)
+    yield* Effect.logInfo(`external tools: ${loaded.tools.length} loaded from ${options.externalTools}`)
+  })
+
+/** Registers the host tools chosen by `options` into the registry in context. */
+export const layer = (options: Options): Layer.Layer<never, ToolRegistrationError, Sandbox | ToolRegistry> =>
+  Layer.effectDiscard(register(options))
