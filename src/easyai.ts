@@ -48,6 +48,7 @@ export class EasyAgent<E = never> {
   private mode: ToolMode = "split"
   private approvalLayer: Layer.Layer<Approval> | undefined
   private host: Mutable<NonNullable<SessionStack.Options<E>["host"]>> | undefined
+  private extras: Mutable<Pick<SessionStack.Options<E>, "memory" | "plan" | "workspace" | "skills">> = {}
   private presetName: PresetName | undefined
   private samplingOverrides: SamplingOverrides = {}
   private runtime: ManagedRuntime.ManagedRuntime<SessionStack.Services, E | SessionStack.BuildError> | undefined
@@ -156,6 +157,34 @@ export class EasyAgent<E = never> {
     return this
   }
 
+  /** Gives the agent a long-term memory in `directory`: the knowledge tools, and its vocabulary in the prompt. */
+  memory(directory: string): this {
+    this.beforeStart("memory")
+    this.extras.memory = directory
+    return this
+  }
+
+  /** Leaves out the plan tool. */
+  noPlan(): this {
+    this.beforeStart("noPlan")
+    this.extras.plan = false
+    return this
+  }
+
+  /** Reads the workspace's `AGENTS.md` from `directory` into the system prompt. */
+  workspace(directory: string): this {
+    this.beforeStart("workspace")
+    this.extras.workspace = directory
+    return this
+  }
+
+  /** Loads skills from `directories`: listed with a `read_skill` tool (default), or in full in the prompt. */
+  skills(directories: ReadonlyArray<string>, mode: "full" | "readOnDemand" = "readOnDemand"): this {
+    this.beforeStart("skills")
+    this.extras.skills = { directories, mode }
+    return this
+  }
+
   /** The tool-hop budget per question. */
   maxToolHops(hops: number): this {
     this.beforeStart("maxToolHops")
@@ -184,7 +213,8 @@ export class EasyAgent<E = never> {
         session: this.session,
         agent: this.agent,
         ...(this.approvalLayer === undefined ? {} : { approval: this.approvalLayer }),
-        ...(this.host === undefined ? {} : { host: this.host })
+        ...(this.host === undefined ? {} : { host: this.host }),
+        ...this.extras
       }))
     }
     return this.runtime

@@ -1,6 +1,9 @@
 import { Effect, Layer } from "effect"
-import { type KeywordCount, MemoryStore } from "easyai"
+import { type KeywordCount, MemoryStore, MemoryStoreLive } from "easyai"
 
-/** A memory store that only reports a fixed vocabulary. */
+/** A memory store reporting a fixed vocabulary; its other operations work on an empty in-memory store. */
 export const memoryWithVocabulary = (entries: number, keywords: ReadonlyArray<KeywordCount>): Layer.Layer<MemoryStore> =>
-  Layer.succeed(MemoryStore, { vocabulary: Effect.succeed({ entries, keywords }) })
+  Layer.effect(
+    MemoryStore,
+    Effect.map(MemoryStore, (store) => ({ ...store, vocabulary: Effect.succeed({ entries, keywords }) }))
+  ).pipe(Layer.provide(MemoryStoreLive.inMemory))

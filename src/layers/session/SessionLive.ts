@@ -24,7 +24,7 @@ import type { AgentEvent } from "../../domain/AgentEvent.js"
 import type { ToolRegistrationError } from "../../domain/errors.js"
 import { type ChatMessage, SystemMessage, UserMessage } from "../../domain/Message.js"
 import { defaultPreset, type PresetName, resolveSampling, type SamplingOverrides } from "../../domain/Sampling.js"
-import { builtinSystemPrompt, type PreambleOptions } from "../../domain/SystemPrompt.js"
+import { builtinSystemPrompt, joinBlocks, type PreambleOptions } from "../../domain/SystemPrompt.js"
 import type { Tool } from "../../domain/Tool.js"
 import { Agent, type AgentError } from "../../services/Agent.js"
 import { Preamble } from "../../services/Preamble.js"
@@ -38,6 +38,13 @@ export interface Config {
   readonly system?: string
   /** Drops the built-in base prompt (combine with `systemAppend` to write your own). */
   readonly noBuiltinSystem?: boolean
+  /**
+   * Workspace context that belongs with the base prompt (a workspace's
+   * AGENTS.md, the skills section): kept after the base, including when
+   * `setSystem` replaces it, and capped by its producers rather than by the
+   * operator-append cap.
+   */
+  readonly context?: ReadonlyArray<string>
   /** Texts appended after the base, in order; functions are recomputed on every refresh. */
   readonly systemAppend?: ReadonlyArray<SystemAppend>
   /** Registers the default toolset (`tool_lookup`, …). Default true. */
@@ -79,7 +86,7 @@ const make = (config: Config): Effect.Effect<Service, ToolRegistrationError, Age
 
     const renderSystem = Effect.gen(function*() {
       return yield* preamble.compose({
-        base: yield* Ref.get(base),
+        base: joinBlocks([yield* Ref.get(base), ...(config.context ?? [])]),
         tools: yield* registry.specs,
         appends: (yield* Ref.get(appends)).map(renderAppend),
         toolsCatalogue: config.toolsCatalogue ?? true,

@@ -1,30 +1,49 @@
 /**
  * The whole graph under a `Session`, wired once: the session on an agent
  * loop, a tool registry shared by both, a system-prompt composer, an
- * approval gate and the model you choose. Swapping the model Layer is
- * all it takes to change backends.
+ * approval gate, the built-in tools and the model you choose. Swapping the
+ * model Layer is all it takes to change backends.
  *
  * ```ts
  * const live = SessionStack.layer({ model: ScriptedChatModel.layer(turns) })
  * ```
  *
+ * Tools are registered in a fixed order, so the catalogue (and the system
+ * prompt that lists it) is the same on every start: the defaults (datetime,
+ * plan, web), the host tools (fs, bash, evaluate, external), memory, skills,
+ * the session's own tools, and `tool_lookup` last.
+ *
  * @module
  */
-import { Layer } from "effect"
+import { NodeHttpClient } from "@effect/platform-node"
+import { Effect, Layer } from "effect"
 import type { FileError, SandboxViolation, ToolRegistrationError } from "../../domain/errors.js"
+import type { MemoryError } from "../../domain/memory.js"
 import type { PreambleOptions } from "../../domain/SystemPrompt.js"
+import type { Tool } from "../../domain/Tool.js"
 import type { Agent } from "../../services/Agent.js"
 import type { Approval } from "../../services/Approval.js"
 import type { ChatModel } from "../../services/ChatModel.js"
+import type { Plan } from "../../services/Plan.js"
 import type { Preamble } from "../../services/Preamble.js"
 import type { Session } from "../../services/Session.js"
-import type { ToolMode, ToolRegistry } from "../../services/ToolRegistry.js"
+import { type ToolMode, ToolRegistry } from "../../services/ToolRegistry.js"
 import * as AgentLive from "../agent/AgentLive.js"
 import * as ApprovalLive from "../approval/ApprovalLive.js"
+import * as MemoryStoreLive from "../memory/MemoryStoreLive.js"
+import * as PlanLive from "../plan/PlanLive.js"
 import * as PreambleLive from "../preamble/PreambleLive.js"
 import * as ToolRegistryLive from "../registry/ToolRegistryLive.js"
 import * as SandboxLive from "../sandbox/SandboxLive.js"
+import { datetime } from "../tools/datetime.js"
 import * as HostToolsLive from "../tools/HostToolsLive.js"
+import { knowledgeTools } from "../tools/knowledge.js"
+import { planTool } from "../tools/plan.js"
+import { reservedToolNames } from "../tools/reserved.js"
+import type { WebOptions } from "../tools/web/options.js"
+import { webTools } from "../tools/web/webTools.js"
+import { type AgentsFileError, loadAgentsFile } from "../workspace/agentsFile.js"
+import { loadSkills, type SkillsMode, type SkillsOptions } from "../workspace/skills.js"
 import * as SessionLive from "./SessionLive.js"
 
 /** What the stack is built from. */
@@ -37,7 +56,7 @@ export interface Options<E> {
   readonly toolMode?: ToolMode
   /** The preamble options the composer starts from. */
   readonly preamble?: Partial<PreambleOptions>
-  /** The session's configuration. */
+  /** The session's configuration (`withDefaultTools: false` leaves out datetime, plan, web and tool_lookup). */
   readonly session?: SessionLive.Config
   /** The loop's options. */
   readonly agent?: AgentLive.Options
@@ -47,26 +66,87 @@ export interface Options<E> {
    * touches the host.
    */
   readonly host?: { readonly root: string } & HostToolsLive.Options
+  /** A memory directory: the seven knowledge tools, and the memory vocabulary and loop in the preamble. */
+  readonly memory?: string
+  /** The plan tool; on with the default tools unless `false`. */
+  readonly plan?: boolean
+  /** The web tools' options, or `false` to leave them out; on with the default tools. */
+  readonly web?: WebOptions | false
+  /** A workspace directory whose `AGENTS.md` joins the base prompt. */
+  readonly workspace?: string
+  /** Skill directories (later ones override earlier ones by name) and how skills reach the model. */
+  readonly skills?: {
+    readonly directories: ReadonlyArray<string>
+    readonly mode?: SkillsMode
+    readonly options?: SkillsOptions
+  }
 }
 
 /** Everything the stack provides. */
-export type Services = Session | Agent | ToolRegistry | Preamble
+export type Services = Session | Agent | ToolRegistry | Preamble | Plan
 
 /** Everything building the stack can fail with, besides the model's own error. */
-export type BuildError = ToolRegistrationError | FileError | SandboxViolation
+export type BuildError = ToolRegistrationError | FileError | SandboxViolation | MemoryError | AgentsFileError
+
+/** A Layer that registers `tools` into the registry in context. */
+const registering = <R>(tools: Effect.Effect<ReadonlyArray<Tool>, never, R>) =>
+  Layer.effectDiscard(Effect.gen(function*() {
+    const registry = yield* ToolRegistry
+    for (const tool of yield* tools) yield* registry.add(tool)
+  }))
+
+/** `second` built after `first`: registration order is the catalogue's order. */
+const after = <E1, R1, E2, R2>(first: Layer.Layer<never, E1, R1>, second: Layer.Layer<never, E2, R2>) =>
+  Layer.provide(second, first)
 
 /** Builds the stack. Call it once per application: each call is a new model. */
 export const layer = <E>(options: Options<E>): Layer.Layer<Services, E | BuildError> => {
   const registry = ToolRegistryLive.layer({ mode: options.toolMode ?? "split" })
+  const plan = PlanLive.layer
+  const sandbox = SandboxLive.layer({ root: options.host?.root ?? options.workspace ?? "." })
+  const memory = options.memory === undefined ? undefined : MemoryStoreLive.fileSystem(options.memory)
+  const defaults = options.session?.withDefaultTools ?? true
+
+  const builtins = registering(Effect.gen(function*() {
+    if (!defaults) return []
+    return [
+      datetime,
+      ...(options.plan === false ? [] : [yield* planTool]),
+      ...(options.web === false ? [] : yield* webTools(options.web))
+    ]
+  }))
+  const host = options.host === undefined ? Layer.empty : HostToolsLive.layer(options.host)
+  const knowledge = memory === undefined ? Layer.empty : registering(knowledgeTools).pipe(Layer.provide(memory))
+  const registrations = after(after(builtins, host), knowledge).pipe(
+    Layer.provide(Layer.mergeAll(registry, plan, sandbox, NodeHttpClient.layerUndici))
+  )
+
+  // Workspace context and skills are read when the session is built, after every other tool is registered.
+  const session = Layer.unwrapEffect(Effect.gen(function*() {
+    const agents = options.workspace === undefined ? undefined : yield* loadAgentsFile(options.workspace)
+    const context: Array<string> = agents === undefined ? [] : [agents]
+    if (options.skills !== undefined) {
+      const registry = yield* ToolRegistry
+      const reserved = [...reservedToolNames, ...(yield* registry.specs).map((spec) => spec.name)]
+      const loaded = yield* loadSkills(options.skills.directories, options.skills.mode ?? "readOnDemand", {
+        reservedNames: reserved,
+        ...options.skills.options
+      })
+      for (const error of loaded.errors) yield* Effect.logError(`skills: ${error}`)
+      for (const warning of loaded.warnings) yield* Effect.logWarning(`skills: ${warning}`)
+      for (const tool of loaded.tools) yield* registry.add(tool)
+      if (loaded.systemText !== undefined) context.push(loaded.systemText)
+    }
+    const config = options.session ?? {}
+    return SessionLive.layer({ ...config, context: [...context, ...(config.context ?? [])] })
+  })).pipe(Layer.provide(Layer.merge(registry, sandbox)))
+
   const agent = AgentLive.layer(options.agent).pipe(
     Layer.provide(Layer.mergeAll(registry, options.approval ?? ApprovalLive.autoApprove, options.model))
   )
-  const preamble = PreambleLive.layer(options.preamble)
-  // Host tools are registered before the session composes its first system prompt, so it lists them.
-  const hostTools = options.host === undefined
-    ? Layer.empty
-    : HostToolsLive.layer(options.host).pipe(
-      Layer.provide(Layer.merge(registry, SandboxLive.layer({ root: options.host.root })))
-    )
-  return SessionLive.layer(options.session).pipe(Layer.provideMerge(Layer.mergeAll(agent, registry, preamble, hostTools)))
+  const preamble = memory === undefined
+    ? PreambleLive.layer(options.preamble)
+    : PreambleLive.layerWithMemory(options.preamble).pipe(Layer.provide(memory))
+  return session.pipe(Layer.provideMerge(Layer.mergeAll(agent, registry, preamble, plan, registrations)))
 }
+

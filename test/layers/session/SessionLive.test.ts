@@ -16,6 +16,9 @@ import {
 import { scriptedSession } from "../../support/session.js"
 import { echo, named } from "../../support/tools.js"
 
+/** The default tools registered before a session's own, in split mode. */
+const builtins = ["datetime", "plan", "web_search", "web_fetch"]
+
 const requests = Effect.flatMap(Scripted.ScriptedChatModel, (recorder) => recorder.requests)
 
 describe("Session", () => {
@@ -115,14 +118,14 @@ describe("Session", () => {
         expect(system).toContain("- late — The late tool.")
         yield* session.chat("use it")
         const last = (yield* requests).at(-1)
-        expect(last?.tools.map((t) => t.name)).toEqual(["tool_lookup", "late"])
+        expect(last?.tools.map((t) => t.name)).toEqual([...builtins, "tool_lookup", "late"])
         expect(last?.messages).toHaveLength(4)
       }).pipe(Effect.provide(scriptedSession(conversation))))
 
-    it.effect("addTool before the start (config) is registered before the defaults", () =>
+    it.effect("addTool before the start (config) is registered after the built-ins, before tool_lookup", () =>
       Effect.gen(function*() {
         const registry = yield* ToolRegistry
-        expect((yield* registry.specs).map((s) => s.name)).toEqual(["echo", "tool_lookup"])
+        expect((yield* registry.specs).map((s) => s.name)).toEqual([...builtins, "echo", "tool_lookup"])
       }).pipe(Effect.provide(scriptedSession([], { tools: [echo] }))))
 
     it.effect("addTool rejects a duplicate with a typed error", () =>

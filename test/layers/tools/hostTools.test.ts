@@ -10,7 +10,7 @@ const toolNames = Effect.flatMap(ToolRegistry, (registry) => Effect.map(registry
 describe("host tools in a session", () => {
   it.effect("registers nothing that touches the host without a sandbox", () =>
     Effect.gen(function*() {
-      expect(yield* toolNames).toEqual(["tool_lookup"])
+      expect(yield* toolNames).toEqual(["datetime", "plan", "web_search", "web_fetch", "tool_lookup"])
     }).pipe(Effect.provide(SessionStack.layer({ model: Scripted.layer([]) }))))
 
   it.effect("registers the fs tools and evaluate with a sandbox, and lists them in the system prompt", () =>

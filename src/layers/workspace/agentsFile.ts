@@ -1,0 +1,187 @@
+/**
+ * The workspace's `AGENTS.md`: standing instructions the operator keeps next
+ * to the work, prepended to the system context.
+ *
+ * The file is read once, when it is loaded; editing it later has no effect
+ * until it is loaded again. Its text is trimmed, stripped of control
+ * characters other than newline and tab (so an ESC sequence cannot reach an
+ * operator's terminal and a stray CR cannot garble the prompt), and capped
+ * at {@link agentsFileCap} UTF-8 bytes. A longer file is cut at a character
+ * boundary and ends with a note saying so, for the model and the operator.
+ *
+ * Also home to {@link readTextFile}, the bounded reader the skills loader
+ * shares: a FIFO or a device is refused before it is opened, and never more
+ * than the asked-for bytes are read.
+ *
+ * @module
+ */
+import { constants } from "node:fs"
+import * as fs from "node:fs/promises"
+import * as nodePath from "node:path"
+import { Effect, Schema } from "effect"
+import { sanitizeAddendum } from "../../domain/Sanitize.js"
+
+/** The file name looked for in the workspace directory, case-sensitive. */
+export const agentsFileName = "AGENTS.md"
+
+/** Cap for the `AGENTS.md` text spliced into the system context, in UTF-8 bytes (16 KiB). */
+export const agentsFileCap = 16 * 1024
+
+/**
+ * How much of `AGENTS.md` is read at most (1 MiB). Enough to fill the cap
+ * even when the file is mostly control characters; a larger file is
+ * truncated like any other over-size file.
+ */
+const agentsReadLimit = 1024 * 1024
+
+/** `AGENTS.md` exists but cannot be used. A missing file is not an error. */
+export class AgentsFileError extends Schema.TaggedError<AgentsFileError>()("AgentsFileError", {
+  path: Schema.String,
+  reason: Schema.Literal("NotAFile", "NotUtf8", "Unreadable"),
+  detail: Schema.String
+}) {
+  override get message(): string {
+    return `${this.path}: ${this.detail}`
+  }
+}
+
+/** What {@link readTextFile} found. */
+export type TextFileRead =
+  /** No file at that path (or a path component is not a directory). */
+  | { readonly _tag: "Missing" }
+  /** Something is there but it cannot be read as text. */
+  | {
+    readonly _tag: "Problem"
+    readonly reason: "NotAFile" | "NotUtf8" | "Unreadable"
+    /** A sentence for the operator, without the path. */
+    readonly detail: string
+  }
+  /** The text of the first `maxBytes` bytes, decoded as UTF-8. */
+  | {
+    readonly _tag: "Text"
+    readonly text: string
+    /** The file's size in bytes. */
+    readonly size: number
+    /** Whether `text` is the whole file; when false, `text` stops at a character boundary. */
+    readonly complete: boolean
+  }
+
+// boundary: node's errors carry a `code`, which their type does not declare
+const errorCode = (error: unknown): unknown =>
+  typeof error === "object" && error !== null ? (error as { readonly code?: unknown }).code : undefined
+
+const errorText = (error: unknown): string => (error instanceof Error ? error.message : String(error))
+
+const problem = (reason: "NotAFile" | "NotUtf8" | "Unreadable", detail: string): TextFileRead => ({
+  _tag: "Problem",
+  reason,
+  detail
+})
+
+const readHead = async (path: string, maxBytes: number): Promise<TextFileRead> => {
+  try {
+    const stats = await fs.stat(path)
+    if (!stats.isFile()) return problem("NotAFile", "is not a regular file")
+  } catch (error) {
+    const code = errorCode(error)
+    if (code === "ENOENT" || code === "ENOTDIR") return { _tag: "Missing" }
+    return problem("Unreadable", `cannot be read: ${errorText(error)}`)
+  }
+  try {
+    // O_NONBLOCK: should a FIFO be swapped in after the check, opening it does not hang.
+    const handle = await fs.open(path, constants.O_RDONLY | constants.O_NONBLOCK)
+    try {
+      const stats = await handle.stat()
+      if (!stats.isFile()) return problem("NotAFile", "is not a regular file")
+      // Read one byte past the limit: it tells a file of exactly `maxBytes` from a longer one, even one that grew.
+      const chunks: Array<Buffer> = []
+      let total = 0
+      while (total <= maxBytes) {
+        const chunk = Buffer.alloc(Math.min(65_536, maxBytes + 1 - total))
+        const { bytesRead } = await handle.read(chunk, 0, chunk.length, total)
+        if (bytesRead === 0) break
+        chunks.push(chunk.subarray(0, bytesRead))
+        total += bytesRead
+      }
+      const buffer = Buffer.concat(chunks)
+      const complete = total <= maxBytes
+      const bytes = buffer.subarray(0, Math.min(total, maxBytes))
+      try {
+        // `stream` keeps a character cut by the limit out of the text instead of failing on it.
+        const text = new TextDecoder("utf-8", { fatal: true }).decode(bytes, { stream: !complete })
+        return { _tag: "Text", text, size: Math.max(stats.size, total), complete }
+      } catch {
+        return problem("NotUtf8", "is not valid UTF-8")
+      }
+    } finally {
+      await handle.close()
+    }
+  } catch (error) {
+    return problem("Unreadable", `cannot be read: ${errorText(error)}`)
+  }
+}
+
+/**
+ * Reads at most `maxBytes` bytes of a text file. Never fails: a missing
+ * file, a directory, a device, unreadable bytes and invalid UTF-8 are all
+ * values of {@link TextFileRead}. A leading byte-order mark is kept; callers
+ * that care strip it.
+ */
+export const readTextFile = (path: string, maxBytes: number): Effect.Effect<TextFileRead> =>
+  Effect.promise(() => readHead(path, maxBytes)) // never rejects: every failure is a value
+
+const utf8Bytes = (text: string): number => Buffer.byteLength(text, "utf8")
+
+/** The rendered text, and whether anything was dropped. */
+interface Rendered {
+  readonly text: string
+  readonly truncated: boolean
+}
+
+/**
+ * Trims and sanitizes, then cuts to the cap with a closing note when
+ * anything was dropped (`wasCut`: the read itself stopped early).
+ */
+const render = (raw: string, wasCut: boolean): Rendered | undefined => {
+  const withoutBom = raw.startsWith("\uFEFF") ? raw.slice(1) : raw
+  const clean = sanitizeAddendum(withoutBom, Number.MAX_SAFE_INTEGER).trim()
+  if (clean === "") return undefined
+  if (!wasCut && utf8Bytes(clean) <= agentsFileCap) return { text: clean, truncated: false }
+  const kept = sanitizeAddendum(clean, agentsFileCap).trimEnd()
+  return {
+    text: `${kept}\n\n[${agentsFileName} truncated: only its first ${agentsFileCap} bytes are shown]`,
+    truncated: true
+  }
+}
+
+/**
+ * Loads `<directory>/AGENTS.md` as the text to prepend to the system
+ * context: `undefined` when the file does not exist or is blank. Fails with
+ * {@link AgentsFileError} when something is there but cannot be used (a
+ * directory, a device, unreadable, not UTF-8), so a broken file is not
+ * mistaken for an absent one; callers that prefer to start anyway can
+ * `catchTag("AgentsFileError", …)` and log it.
+ *
+ * The text is trimmed, sanitized with `sanitizeAddendum` and capped at
+ * {@link agentsFileCap} bytes; a longer file is cut at a character boundary
+ * and ends with `[AGENTS.md truncated: only its first 16384 bytes are
+ * shown]`, and the truncation is logged as a warning.
+ */
+export const loadAgentsFile = (directory: string): Effect.Effect<string | undefined, AgentsFileError> => {
+  const path = nodePath.join(directory, agentsFileName)
+  return Effect.flatMap(readTextFile(path, agentsReadLimit), (read) => {
+    switch (read._tag) {
+      case "Missing":
+        return Effect.succeed(undefined)
+      case "Problem":
+        return Effect.fail(new AgentsFileError({ path, reason: read.reason, detail: read.detail }))
+      case "Text": {
+        const rendered = render(read.text, !read.complete)
+        if (rendered === undefined) return Effect.succeed(undefined)
+        if (!rendered.truncated) return Effect.succeed(rendered.text)
+        const warning = `${agentsFileName} is larger than ${agentsFileCap} bytes; the rest is not shown to the model`
+        return Effect.logWarning(warning).pipe(Effect.annotateLogs({ path, size: read.size }), Effect.as(rendered.text))
+      }
+    }
+  })
+}
