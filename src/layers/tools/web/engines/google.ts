@@ -54,7 +54,8 @@ export const google: SearchEngine = {
         if (heading === undefined) return
         seen++
         const url = unwrapGoogle(node.attribs["href"], pageUrl)
-        const internal = url === undefined || url.host === page.host || url.host.endsWith(".google.com")
+        const internal = url === undefined || url.host === page.host || url.hostname === "google.com" ||
+          url.hostname.endsWith(".google.com")
         current = !internal && list.add(textOf(heading, 200), url, "") ? { link: node, hasSnippet: false } : undefined
         return "skip"
       }
