@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it } from "@effect/vitest"
-import { Duration, Effect, Either } from "effect"
+import { Effect, Either } from "effect"
 import {
   chmodSync,
   existsSync,
@@ -16,6 +16,7 @@ import { type Tool, ToolResult } from "easyai"
 import * as SandboxLive from "../../../src/layers/sandbox/SandboxLive.js"
 import { loadExternalTools, loadExternalToolsFile } from "../../../src/layers/tools/external/load.js"
 import { isManifestFileName, parseManifest } from "../../../src/layers/tools/external/manifest.js"
+import { goneSoon } from "../../support/processes.js"
 import { tempDir } from "../../support/tempDir.js"
 
 const base = tempDir("easyai-external-")
@@ -83,32 +84,6 @@ const call = (t: Tool.Tool, args: unknown) => t.invoke(typeof args === "string" 
 
 /** Prints each argument on its own line, in brackets, and leaves a mark that it ran. */
 const printArgs = (ws: Workspace) => script(ws, "args.sh", ": > ran\nfor a in \"$@\"; do printf '[%s]\\n' \"$a\"; done")
-
-/**
- * Whether `pid` is a live process. A killed process whose parent is gone
- * stays a zombie until PID 1 reaps it, and some container inits never do:
- * a zombie is dead for this purpose.
- */
-const running = (pid: number): boolean => {
-  try {
-    process.kill(pid, 0)
-  } catch {
-    return false
-  }
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8")
-    return stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) !== "Z"
-  } catch {
-    return false
-  }
-}
-
-/** Waits up to two seconds for `pid` to be gone; signals are delivered asynchronously. */
-const gone = (pid: number) =>
-  Effect.gen(function*() {
-    for (let i = 0; i < 100 && running(pid); i++) yield* Effect.sleep(Duration.millis(20))
-    return !running(pid)
-  })
 
 // ---------------------------------------------------------------------------
 // The manifest, as text
@@ -710,7 +685,7 @@ describe("calling an external tool", () => {
       expect(Date.now() - startedAt).toBeLessThan(5000)
       const grandchild = Number(readFileSync(path.join(ws.root, "grandchild.pid"), "utf8"))
       expect(grandchild).toBeGreaterThan(0)
-      expect(yield* gone(grandchild)).toBe(true)
+      expect(yield* goneSoon(grandchild)).toBe(true)
     })
   })
 
