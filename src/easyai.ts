@@ -14,8 +14,9 @@
  *
  * @module
  */
-import { Cause, Effect, Exit, type Layer, ManagedRuntime, Stream } from "effect"
+import { Cause, type ConfigError, Effect, Exit, type Layer, ManagedRuntime, Stream } from "effect"
 import type { AgentEvent } from "./domain/AgentEvent.js"
+import type { ClientConfig } from "./domain/ClientConfig.js"
 import type { EngineConfig } from "./domain/EngineConfig.js"
 import { ConfigurationError, type ModelLoadError, type ToolRegistrationError } from "./domain/errors.js"
 import type { ChatMessage } from "./domain/Message.js"
@@ -24,6 +25,7 @@ import type { PreambleOptions } from "./domain/SystemPrompt.js"
 import type { Tool } from "./domain/Tool.js"
 import type * as AgentLive from "./layers/agent/AgentLive.js"
 import * as LocalChatModel from "./layers/model/LocalChatModel.js"
+import * as RemoteChatModel from "./layers/model/RemoteChatModel.js"
 import type * as SessionLive from "./layers/session/SessionLive.js"
 import * as SessionStack from "./layers/session/SessionStack.js"
 import type { AgentError } from "./services/Agent.js"
@@ -309,6 +311,18 @@ export const easyai = {
    */
   local: (model: string | EngineConfig): EasyAgent<ModelLoadError> =>
     new EasyAgent(LocalChatModel.layerFrom(typeof model === "string" ? { modelPath: model } : model)),
+  /**
+   * An agent on an OpenAI-compatible endpoint, its tools running locally:
+   * `easyai.remote("http://127.0.0.1:8080/v1", "my-model")`. Settings not
+   * given here (API key, timeout, retries, TLS) come from `EASYAI_*`
+   * environment variables; pass a full `ClientConfig` for everything else.
+   */
+  remote: (url: string | ClientConfig, model?: string): EasyAgent<ConfigError.ConfigError | ConfigurationError> =>
+    new EasyAgent(
+      typeof url === "string"
+        ? RemoteChatModel.layerConfig({ baseUrl: url, ...(model === undefined ? {} : { model }) })
+        : RemoteChatModel.layerFrom(url)
+    ),
   /** An agent on any `ChatModel` Layer: a local engine, a remote client, or a scripted double. */
   withModel: <E>(model: Layer.Layer<ChatModel, E>): EasyAgent<E> => new EasyAgent(model)
 }

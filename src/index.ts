@@ -11,8 +11,10 @@ export { type AskOptions, EasyAgent, easyai } from "./easyai.js"
 
 // Domain: data, tagged errors, pure functions.
 export * from "./domain/AgentEvent.js"
+export * from "./domain/ClientConfig.js"
 export * from "./domain/EngineConfig.js"
 export * from "./domain/errors.js"
+export * from "./domain/httpErrors.js"
 export * from "./domain/memory.js"
 export * from "./domain/Message.js"
 export { FinishReason, Finished, ModelEvent, ToolCallRequested } from "./domain/ModelEvent.js"
@@ -33,6 +35,13 @@ export {
   type Service as ChatModelService,
   type ToolChoice
 } from "./services/ChatModel.js"
+export {
+  Client,
+  type Health,
+  type RemoteModel,
+  type RemoteTool,
+  type Service as ClientService
+} from "./services/Client.js"
 export { Engine, type Native as EngineNative, type Service as EngineService } from "./services/Engine.js"
 export { MemoryStore, type SaveOptions, type Service as MemoryStoreService } from "./services/MemoryStore.js"
 export { Plan, type Service as PlanService } from "./services/Plan.js"
@@ -57,9 +66,11 @@ export { defaultAliases, type Service as ToolRegistryService, type ToolMode, Too
 // Layers: the implementations.
 export * as AgentLive from "./layers/agent/AgentLive.js"
 export * as ApprovalLive from "./layers/approval/ApprovalLive.js"
+export * as ClientLive from "./layers/client/ClientLive.js"
 export * as EngineLive from "./layers/engine/EngineLive.js"
 export * as LocalChatModel from "./layers/model/LocalChatModel.js"
 export * as MemoryStoreLive from "./layers/memory/MemoryStoreLive.js"
+export * as RemoteChatModel from "./layers/model/RemoteChatModel.js"
 export * as ScriptedChatModel from "./layers/model/ScriptedChatModel.js"
 export * as PlanLive from "./layers/plan/PlanLive.js"
 export * as PreambleLive from "./layers/preamble/PreambleLive.js"

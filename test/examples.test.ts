@@ -1,6 +1,8 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
+import { ScriptedChatModel } from "easyai"
 import { testModels } from "./support/models.js"
+import { openaiPeer } from "./support/openaiPeer.js"
 import { runTs } from "./support/process.js"
 
 describe("examples", () => {
@@ -34,4 +36,13 @@ describe("examples", () => {
       expect(stderr).toContain("ModelLoadError")
       expect(stderr).toContain("no such file")
     }), 60_000)
+
+  it.live("remote.ts asks an OpenAI-compatible peer on loopback", () =>
+    Effect.scoped(Effect.gen(function*() {
+      const peer = yield* openaiPeer({ turns: [ScriptedChatModel.reply("2 + 2 = 4.")] })
+      const { exitCode, stderr, stdout } = yield* runTs("examples/remote.ts", peer.url, "peer-model")
+      expect(exitCode, stderr).toBe(0)
+      expect(stdout).toBe("2 + 2 = 4.\n")
+      expect(peer.chatBodies()[0]).toMatchObject({ model: "peer-model", stream: true })
+    })), 60_000)
 })

@@ -1,0 +1,162 @@
+/**
+ * The HTTP transport under the client: an undici Agent honouring the TLS
+ * options, `@effect/platform`'s HttpClient on it, one retried send, and body
+ * reads under the inactivity timeout. HTTP types stay in this layer: what
+ * leaves it is a response to read and the typed errors of `httpErrors`.
+ *
+ * @module
+ */
+import { HttpClient, type HttpClientError, type HttpClientRequest, type HttpClientResponse } from "@effect/platform"
+import { NodeHttpClient } from "@effect/platform-node"
+import * as Undici from "@effect/platform-node/Undici"
+import { Duration, Effect, ExecutionStrategy, Exit, Scope, Stream } from "effect"
+import { readFile } from "node:fs/promises"
+import type { TlsOptions } from "../../domain/ClientConfig.js"
+import { ConfigurationError } from "../../domain/errors.js"
+import { HttpStatusError, TransportError } from "../../domain/httpErrors.js"
+import { type AttemptError, withRetry } from "./retry.js"
+
+/** The most bytes of an error body kept for its message. */
+const maxErrorBody = 64 * 1024
+
+/** A sent request: its 2xx response (body unread) and how many attempts it took. */
+export interface Sent {
+  readonly response: HttpClientResponse.HttpClientResponse
+  readonly attempts: number
+}
+
+/** A failed send: the last attempt's failure and how many attempts were made. */
+export interface SendFailure {
+  readonly error: AttemptError
+  readonly attempts: number
+}
+
+/** What the client sends requests with. */
+export interface Transport {
+  /**
+   * Sends `request` until a 2xx response starts, under the retry policy. The
+   * request lives until the enclosing scope closes; closing it (or
+   * interrupting) aborts the request. A failed attempt is aborted at once.
+   */
+  readonly send: (request: HttpClientRequest.HttpClientRequest) => Effect.Effect<Sent, SendFailure, Scope.Scope>
+  /** A response body, each chunk awaited under the inactivity timeout. */
+  readonly body: (response: HttpClientResponse.HttpClientResponse) => Stream.Stream<Uint8Array, TransportError>
+  /** A whole response body as text, under the inactivity timeout. */
+  readonly text: (response: HttpClientResponse.HttpClientResponse) => Effect.Effect<string, TransportError>
+}
+
+/** The transport's settings. */
+export interface TransportOptions {
+  readonly retries: number
+  readonly timeout: Duration.Duration
+}
+
+/** A short reason from a transport failure's cause, e.g. "ECONNREFUSED connect ECONNREFUSED 127.0.0.1:9". */
+const causeText = (cause: unknown, fallback: string): string => {
+  if (!(cause instanceof Error)) return fallback
+  const code = "code" in cause && typeof cause.code === "string" ? cause.code : undefined
+  const inner = cause.cause instanceof Error ? cause.cause.message : undefined
+  const text = inner !== undefined && inner !== cause.message ? `${cause.message}: ${inner}` : cause.message
+  return code !== undefined && !text.includes(code) ? `${code} ${text}` : text
+}
+
+const requestFailure = (error: HttpClientError.HttpClientError): TransportError => {
+  const url = error.request.url
+  if (error._tag === "RequestError" && error.reason !== "Transport") {
+    return new TransportError({ reason: "InvalidRequest", url, detail: causeText(error.cause, error.message), cause: error })
+  }
+  return new TransportError({ reason: "Unreachable", url, detail: causeText(error.cause, error.message), cause: error })
+}
+
+/** The undici Agent: trusts `caFile` when given, skips verification when `insecure`. Destroyed with the scope. */
+export const makeDispatcher = (
+  tls: TlsOptions | undefined
+): Effect.Effect<Undici.Dispatcher, ConfigurationError, Scope.Scope> =>
+  Effect.gen(function*() {
+    const caFile = tls?.caFile
+    const ca = caFile === undefined ? undefined : yield* Effect.tryPromise({
+      try: () => readFile(caFile, "utf8"),
+      catch: (error) =>
+        new ConfigurationError({ message: `cannot read the TLS CA file ${caFile}: ${causeText(error, String(error))}` })
+    })
+    const connect = {
+      ...(ca === undefined ? {} : { ca }),
+      ...(tls?.insecure === true ? { rejectUnauthorized: false } : {})
+    }
+    return yield* Effect.acquireRelease(
+      Effect.sync(() => new Undici.Agent({ connect })),
+      (agent) => Effect.ignore(Effect.tryPromise(() => agent.destroy()))
+    )
+  })
+
+/** The transport on a dispatcher. */
+export const makeTransport = (
+  dispatcher: Undici.Dispatcher,
+  options: TransportOptions,
+  decorate: (request: HttpClientRequest.HttpClientRequest) => HttpClientRequest.HttpClientRequest
+): Transport => {
+  const client = HttpClient.withScope(NodeHttpClient.makeUndici(dispatcher).pipe(HttpClient.mapRequest(decorate)))
+  const waited = Duration.format(options.timeout)
+
+  const body = (response: HttpClientResponse.HttpClientResponse): Stream.Stream<Uint8Array, TransportError> => {
+    const url = response.request.url
+    return response.stream.pipe(
+      Stream.mapError((error) =>
+        new TransportError({
+          reason: "Cut",
+          url,
+          detail: `the connection broke off mid-response: ${causeText(error.cause, error.message)}`,
+          cause: error
+        })
+      ),
+      Stream.timeoutFail(
+        () => new TransportError({ reason: "Timeout", url, detail: `no data arrived for ${waited} (inactivity timeout)` }),
+        options.timeout
+      )
+    )
+  }
+
+  const readText = (response: HttpClientResponse.HttpClientResponse, maxBytes: number) =>
+    body(response).pipe(
+      Stream.decodeText(),
+      Stream.runFoldWhile("", (text) => text.length < maxBytes, (text, piece) => text + piece)
+    )
+
+  const text = (response: HttpClientResponse.HttpClientResponse) => readText(response, Number.POSITIVE_INFINITY)
+
+  /** One attempt, in its own scope: closed (the request aborted) when the attempt fails. */
+  const attempt = (request: HttpClientRequest.HttpClientRequest) =>
+    Effect.gen(function*() {
+      const scope = yield* Scope.fork(yield* Effect.scope, ExecutionStrategy.sequential)
+      const once = Effect.gen(function*() {
+        const response = yield* client.execute(request).pipe(
+          Effect.mapError(requestFailure),
+          Effect.timeoutFail({
+            duration: options.timeout,
+            onTimeout: () =>
+              new TransportError({ reason: "Timeout", url: request.url, detail: `no response within ${waited}` })
+          })
+        )
+        if (response.status >= 200 && response.status < 300) return response
+        const said = yield* readText(response, maxErrorBody).pipe(Effect.orElseSucceed(() => ""))
+        return yield* new HttpStatusError({ url: request.url, status: response.status, body: said.slice(0, maxErrorBody) })
+      })
+      return yield* Scope.extend(once, scope).pipe(Effect.tapErrorCause(() => Scope.close(scope, Exit.void)))
+    })
+
+  const send = (request: HttpClientRequest.HttpClientRequest): Effect.Effect<Sent, SendFailure, Scope.Scope> =>
+    Effect.suspend(() => {
+      let attempts = 0 // owned by this one send
+      const counted = Effect.suspend(() => {
+        attempts++
+        return attempt(request)
+      })
+      return counted.pipe(
+        withRetry(options.retries, request.url),
+        Effect.map((response): Sent => ({ response, attempts })),
+        Effect.mapError((error): SendFailure => ({ error, attempts }))
+      )
+    })
+
+  return { send, body, text }
+}
