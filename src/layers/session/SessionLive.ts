@@ -47,7 +47,7 @@ export interface Config {
   readonly context?: ReadonlyArray<string>
   /** Texts appended after the base, in order; functions are recomputed on every refresh. */
   readonly systemAppend?: ReadonlyArray<SystemAppend>
-  /** Registers the default toolset (`tool_lookup`, …). Default true. */
+  /** Registers the default tools (`tool_lookup` here, last; `SessionStack` adds datetime, plan and web). Default true. */
   readonly withDefaultTools?: boolean
   /** Extra tools, registered before the defaults. */
   readonly tools?: ReadonlyArray<Tool>

@@ -1,5 +1,9 @@
 /**
- * The canonical toolset a session registers unless told not to.
+ * The default tools a session registers itself, after every other tool:
+ * `tool_lookup`, last, so its place in the catalogue says it indexes all the
+ * others. The rest of the default toolset (datetime, plan, web) needs
+ * services a bare session does not have, and is registered by
+ * `SessionStack` before the session is built.
  *
  * @module
  */
@@ -8,5 +12,5 @@ import type { Tool } from "../../domain/Tool.js"
 import type { ToolRegistry } from "../../services/ToolRegistry.js"
 import { toolLookup } from "./toolLookup.js"
 
-/** The default tools, in registration order. */
+/** The tools the session registers last, in order. */
 export const defaultTools: Effect.Effect<ReadonlyArray<Tool>, never, ToolRegistry> = Effect.all([toolLookup])
