@@ -25,203 +25,34 @@ import { randomBytes } from "node:crypto"
 import { constants } from "node:fs"
 import type { BigIntStats } from "node:fs"
 import * as fs from "node:fs/promises"
-import * as nodePath from "node:path"
 import { Clock, Effect, Layer, SynchronizedRef } from "effect"
 import {
   type AppendResult,
   appendedBody,
   checkAppended,
-  checkBody,
-  clampLimit,
-  type EntryMeta,
-  entryName,
   type EntryName,
   immutable,
-  keywordsLimit,
-  listEntries,
-  listLimit,
-  listPrefix,
-  type MemoryEntry,
   MemoryError,
   notFound,
   parseEntry,
-  parseFileName,
-  queryKeywords,
   renderEntry,
-  type SaveResult,
-  searchEntries,
-  searchLimit,
-  topKeywords,
   utf8Length,
   vocabularyOf
 } from "../../domain/memory.js"
-import type { MemoryVocabulary } from "../../domain/SystemPrompt.js"
-import { MemoryStore, type SaveOptions, type Service } from "../../services/MemoryStore.js"
+import { MemoryStore } from "../../services/MemoryStore.js"
+import { type Backend, makeService, metaOf } from "./backend.js"
+import {
+  codeOf,
+  type DiskAccess,
+  type FileState,
+  type Indexed,
+  indexedOf,
+  io,
+  makeDirectoryIndex
+} from "./directoryIndex.js"
 
-/** What the views need from an implementation: the entries and their vocabulary, current. */
-interface Snapshot {
-  readonly entries: ReadonlyArray<EntryMeta>
-  readonly vocabulary: MemoryVocabulary
-}
-
-/** The storage half of a store; validation and views are shared. */
-interface Backend {
-  readonly snapshot: Effect.Effect<Snapshot, MemoryError>
-  /** The last vocabulary known, for when a refresh fails (the vocabulary is advisory). */
-  readonly lastVocabulary: Effect.Effect<MemoryVocabulary>
-  readonly save: (name: EntryName, body: string, bytes: number) => Effect.Effect<SaveResult, MemoryError>
-  readonly append: (name: EntryName, addition: string) => Effect.Effect<AppendResult, MemoryError>
-  readonly load: (name: EntryName) => Effect.Effect<MemoryEntry, MemoryError>
-  readonly delete: (name: EntryName) => Effect.Effect<EntryMeta, MemoryError>
-}
-
-/** Validates the arguments, then hands validated names and bodies to the backend. */
-const makeService = (backend: Backend): Service => ({
-  vocabulary: backend.snapshot.pipe(
-    Effect.map((snapshot) => snapshot.vocabulary),
-    Effect.catchAll((error) =>
-      Effect.logWarning("memory vocabulary refresh failed; using the last one known").pipe(
-        Effect.annotateLogs({ error: error.message }),
-        Effect.zipRight(backend.lastVocabulary)
-      )
-    )
-  ),
-  save: Effect.fn("MemoryStore.save")(function*(keywords: ReadonlyArray<string>, body: string, options: SaveOptions = {}) {
-    const name = yield* entryName(keywords, options)
-    const bytes = yield* checkBody(body, name.file)
-    return yield* backend.save(name, body, bytes)
-  }),
-  append: Effect.fn("MemoryStore.append")(function*(keywords: ReadonlyArray<string>, body: string) {
-    const name = yield* entryName(keywords)
-    if (name.fixed) return yield* immutable(name.file, "append to")
-    yield* checkBody(body, name.file)
-    return yield* backend.append(name, body)
-  }),
-  search: Effect.fn("MemoryStore.search")(function*(keywords: ReadonlyArray<string>, limit?: number) {
-    const query = yield* queryKeywords(keywords)
-    const { entries } = yield* backend.snapshot
-    return searchEntries(entries, query, clampLimit(limit, searchLimit))
-  }),
-  load: Effect.fn("MemoryStore.load")(function*(keywords: ReadonlyArray<string>) {
-    return yield* backend.load(yield* entryName(keywords))
-  }),
-  list: Effect.fn("MemoryStore.list")(function*(prefix: string = "", limit?: number) {
-    const normalised = yield* listPrefix(prefix)
-    const { entries } = yield* backend.snapshot
-    return listEntries(entries, normalised, clampLimit(limit, listLimit))
-  }),
-  delete: Effect.fn("MemoryStore.delete")(function*(keywords: ReadonlyArray<string>) {
-    const name = yield* entryName(keywords)
-    if (name.fixed) return yield* immutable(name.file, "delete")
-    return yield* backend.delete(name)
-  }),
-  keywords: Effect.fn("MemoryStore.keywords")(function*(limit?: number, minCount?: number) {
-    const { vocabulary } = yield* backend.snapshot
-    return topKeywords(vocabulary, clampLimit(limit, keywordsLimit), Math.max(1, minCount ?? 1))
-  })
-})
-
-// ---------------------------------------------------------------------------
-// In memory
-
-interface Stored {
-  readonly meta: EntryMeta
-  readonly body: string
-}
-
-interface MemoryState {
-  readonly entries: ReadonlyMap<string, Stored>
-  /** The entries and their vocabulary, computed on demand and dropped by every write. */
-  readonly view: Snapshot | undefined
-}
-
-const viewOf = (entries: ReadonlyArray<EntryMeta>): Snapshot => ({ entries, vocabulary: vocabularyOf(entries) })
-
-const metaOf = (name: EntryName, bytes: number, modifiedMillis: number): EntryMeta => ({
-  key: name.key,
-  file: name.file,
-  keywords: name.keywords,
-  fixed: name.fixed,
-  bytes,
-  modifiedMillis
-})
-
-const conflict = (name: EntryName): MemoryError =>
-  new MemoryError({
-    reason: "Conflict",
-    file: name.file,
-    detail: `"${name.file}" exists in the memory directory but is not a memory entry (no "keywords:" first line): ` +
-      `choose other keywords, or ask the operator about the file`
-  })
-
-const makeInMemory = Effect.gen(function*() {
-  const state = yield* SynchronizedRef.make<MemoryState>({ entries: new Map(), view: undefined })
-  const withEntry = (current: MemoryState, stored: Stored): MemoryState => ({
-    entries: new Map(current.entries).set(stored.meta.key, stored),
-    view: undefined
-  })
-
-  const snapshot = SynchronizedRef.modify(state, (current): [Snapshot, MemoryState] => {
-    const view = current.view ?? viewOf([...current.entries.values()].map((stored) => stored.meta))
-    return [view, { ...current, view }]
-  })
-
-  const backend: Backend = {
-    snapshot,
-    lastVocabulary: Effect.map(snapshot, (s) => s.vocabulary),
-    save: (name, body, bytes) =>
-      SynchronizedRef.modifyEffect(state, (current) =>
-        Effect.gen(function*() {
-          const existing = current.entries.get(name.key)
-          if (existing !== undefined && name.fixed) return yield* immutable(name.file, "overwrite")
-          const stored = { meta: metaOf(name, bytes, yield* Clock.currentTimeMillis), body }
-          return [{ entry: stored.meta, created: existing === undefined }, withEntry(current, stored)] as const
-        })),
-    append: (name, addition) =>
-      SynchronizedRef.modifyEffect(state, (current) =>
-        Effect.gen(function*() {
-          const existing = current.entries.get(name.key)
-          const now = yield* Clock.currentTimeMillis
-          if (existing === undefined) {
-            const stored = { meta: metaOf(name, utf8Length(addition), now), body: addition }
-            const result: AppendResult = { entry: stored.meta, created: true, addedBytes: stored.meta.bytes }
-            return [result, withEntry(current, stored)] as const
-          }
-          const body = appendedBody(existing.body, addition)
-          const bytes = yield* checkAppended(name.file, existing.meta.bytes, body)
-          const stored = { meta: metaOf(name, bytes, now), body }
-          const result: AppendResult = { entry: stored.meta, created: false, addedBytes: bytes - existing.meta.bytes }
-          return [result, withEntry(current, stored)] as const
-        })),
-    load: (name) =>
-      Effect.flatMap(SynchronizedRef.get(state), (current) => {
-        const stored = current.entries.get(name.key)
-        return stored === undefined ? Effect.fail(notFound(name)) : Effect.succeed({ ...stored.meta, body: stored.body })
-      }),
-    delete: (name) =>
-      SynchronizedRef.modifyEffect(state, (current) => {
-        const stored = current.entries.get(name.key)
-        if (stored === undefined) return Effect.fail(notFound(name))
-        const entries = new Map(current.entries)
-        entries.delete(name.key)
-        return Effect.succeed([stored.meta, { entries, view: undefined }] as const)
-      })
-  }
-  return makeService(backend)
-})
-
-/** A store that lives in this process only: the same rules, no files. */
-export const inMemory: Layer.Layer<MemoryStore> = Layer.effect(MemoryStore, makeInMemory)
-
-// ---------------------------------------------------------------------------
-// On the file system
-
-/** What {@link FileSystemOptions.onDiskAccess} reports. */
-export type DiskAccess =
-  /** The directory was listed to refresh the index. */
-  | "scan"
-  /** An entry file's header was read to index it. */
-  | "read"
+export type { DiskAccess } from "./directoryIndex.js"
+export { inMemory } from "./inMemory.js"
 
 /** Options of {@link fileSystem}. */
 export interface FileSystemOptions {
@@ -232,80 +63,16 @@ export interface FileSystemOptions {
   readonly onDiskAccess?: (access: DiskAccess) => void
 }
 
-/** An indexed entry and the file facts that tell whether it changed. */
-interface Indexed {
-  readonly meta: EntryMeta
-  readonly ino: bigint
-  readonly size: bigint
-  readonly mtimeNs: bigint
-}
-
-/** The directory facts one `stat(2)` gives; any change in them means an entry was added, replaced or removed. */
-interface DirStamp {
-  readonly ino: bigint
-  readonly size: bigint
-  readonly mtimeNs: bigint
-  readonly ctimeNs: bigint
-}
-
-interface FileState {
-  readonly index: ReadonlyMap<string, Indexed>
-  /** The directory as of the last scan; `undefined` when the next read must scan. */
-  readonly stamp: DirStamp | undefined
-  /** The entries and their vocabulary, computed on demand and dropped whenever the index changes. */
-  readonly view: Snapshot | undefined
-}
-
-/**
- * A directory changed this recently may change again within its timestamp
- * granularity (coarse kernel clocks, one-second file systems) without its
- * stamp changing, so such a stamp is not trusted: reads keep scanning (no
- * file is re-read unless it changed) until the directory has been quiet
- * this long.
- */
-const racyWindowMillis = 2_000n
-
-/** How many files are inspected at once during a scan (each holds a descriptor). */
-const scanConcurrency = 32
-
-/** How much of a file is read to index it: the header line and the blank line after it. */
-const headBytes = 4096
-
 /** How large a hand-edited entry file may be before `load` refuses it. */
 const fileMaxBytes = 2 * 1024 * 1024
 
-const codeOf = (error: unknown): string | undefined =>
-  typeof error === "object" && error !== null && "code" in error && typeof error.code === "string"
-    ? error.code
-    : undefined
-
-const io = (file: string, verb: string) => (error: unknown): MemoryError =>
-  error instanceof MemoryError ? error : new MemoryError({
-    reason: "Io",
-    file,
-    detail: `cannot ${verb} "${file}" in the memory directory: ${error instanceof Error ? error.message : String(error)}`,
-    cause: error
+const conflict = (name: EntryName): MemoryError =>
+  new MemoryError({
+    reason: "Conflict",
+    file: name.file,
+    detail: `"${name.file}" exists in the memory directory but is not a memory entry (no "keywords:" first line): ` +
+      `choose other keywords, or ask the operator about the file`
   })
-
-const stampOf = (stats: BigIntStats): DirStamp => ({
-  ino: stats.ino,
-  size: stats.size,
-  mtimeNs: stats.mtimeNs,
-  ctimeNs: stats.ctimeNs
-})
-
-const sameStamp = (a: DirStamp, b: DirStamp): boolean =>
-  a.ino === b.ino && a.size === b.size && a.mtimeNs === b.mtimeNs && a.ctimeNs === b.ctimeNs
-
-const indexedOf = (name: EntryName, stats: BigIntStats, bodyStartBytes: number): Indexed => ({
-  meta: metaOf(name, Math.max(0, Number(stats.size) - bodyStartBytes), Number(stats.mtimeMs)),
-  ino: stats.ino,
-  size: stats.size,
-  mtimeNs: stats.mtimeNs
-})
-
-const unchanged = (indexed: Indexed, stats: BigIntStats): boolean =>
-  indexed.ino === stats.ino && indexed.size === stats.size && indexed.mtimeNs === stats.mtimeNs
 
 const makeFileSystem = (directory: string, options: FileSystemOptions) =>
   Effect.gen(function*() {
@@ -317,100 +84,7 @@ const makeFileSystem = (directory: string, options: FileSystemOptions) =>
       catch: io(directory, "create")
     })
     const access = options.onDiskAccess ?? (() => {})
-    const pathOf = (name: EntryName) => nodePath.join(dir, name.file)
-
-    /**
-     * What is at an entry's path: the indexed entry (re-read only when
-     * `previous` no longer describes the file), nothing, or a file that is
-     * not an entry (no header, a symbolic link, a directory).
-     */
-    const inspect = (name: EntryName, previous?: Indexed) =>
-      Effect.tryPromise({
-        try: async (): Promise<Indexed | "missing" | "foreign"> => {
-          const path = pathOf(name)
-          let stats: BigIntStats
-          try {
-            stats = await fs.lstat(path, { bigint: true })
-          } catch (error) {
-            if (codeOf(error) === "ENOENT") return "missing"
-            throw error
-          }
-          if (!stats.isFile()) return "foreign"
-          if (previous !== undefined && unchanged(previous, stats)) return previous
-          access("read")
-          let handle: fs.FileHandle
-          try {
-            handle = await fs.open(path, constants.O_RDONLY | constants.O_NOFOLLOW)
-          } catch (error) {
-            const code = codeOf(error)
-            if (code === "ENOENT") return "missing" // removed since the lstat
-            if (code === "ELOOP") return "foreign" // replaced by a symbolic link since the lstat
-            throw error
-          }
-          try {
-            const opened = await handle.stat({ bigint: true })
-            const buffer = Buffer.alloc(headBytes)
-            const { bytesRead } = await handle.read(buffer, 0, headBytes, 0)
-            const head = buffer.toString("utf8", 0, bytesRead)
-            const parsed = parseEntry(head)
-            if (parsed === undefined) return "foreign"
-            return indexedOf(name, opened, Buffer.byteLength(head.slice(0, parsed.bodyStart)))
-          } finally {
-            await handle.close()
-          }
-        },
-        catch: io(name.file, "read")
-      })
-
-    const statDir = Effect.tryPromise({
-      try: async () => stampOf(await fs.stat(dir, { bigint: true })),
-      catch: io(dir, "stat")
-    })
-
-    const listNames = Effect.tryPromise({
-      try: () => {
-        access("scan")
-        return fs.readdir(dir)
-      },
-      catch: io(dir, "list")
-    })
-
-    /** Re-lists the directory; keeps what did not change, reads what is new or changed. */
-    const rescan = (previous: ReadonlyMap<string, Indexed>) =>
-      Effect.gen(function*() {
-        const names = (yield* listNames).flatMap((file) => {
-          const name = parseFileName(file)
-          return name === undefined ? [] : [name]
-        })
-        const found = yield* Effect.forEach(names, (name) => inspect(name, previous.get(name.key)), {
-          concurrency: scanConcurrency
-        })
-        const index = new Map<string, Indexed>()
-        for (const item of found) if (typeof item === "object") index.set(item.meta.key, item)
-        const changed = index.size !== previous.size || [...index].some(([key, item]) => previous.get(key) !== item)
-        return { index, changed }
-      })
-
-    const state = yield* SynchronizedRef.make<FileState>({ index: new Map(), stamp: undefined, view: undefined })
-
-    /** The index, current with the directory; a warm call is one stat. */
-    const snapshot = SynchronizedRef.modifyEffect(state, (current) =>
-      Effect.gen(function*() {
-        const stamp = yield* statDir
-        let next = current
-        if (current.stamp === undefined || !sameStamp(current.stamp, stamp)) {
-          const { changed, index } = yield* rescan(current.index)
-          // Compared with the wall clock, not Effect's Clock: kernel timestamps are wall-clock time.
-          const quiet = BigInt(Date.now()) * 1_000_000n - stamp.mtimeNs >= racyWindowMillis * 1_000_000n
-          next = {
-            index: changed ? index : current.index,
-            stamp: quiet ? stamp : undefined,
-            view: changed ? undefined : current.view
-          }
-        }
-        const view = next.view ?? viewOf([...next.index.values()].map((item) => item.meta))
-        return [view, { ...next, view }] as const
-      }))
+    const { inspect, pathOf, snapshot, state } = yield* makeDirectoryIndex(dir, access)
 
     /** The state after this process wrote `item`: the next read scans, to catch foreign writes racing ours. */
     const withEntry = (current: FileState, item: Indexed): FileState => ({

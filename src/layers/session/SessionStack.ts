@@ -43,7 +43,9 @@ import { reservedToolNames } from "../tools/reserved.js"
 import type { WebOptions } from "../tools/web/options.js"
 import { webTools } from "../tools/web/webTools.js"
 import { type AgentsFileError, loadAgentsFile } from "../workspace/agentsFile.js"
-import { loadSkills, type SkillsMode, type SkillsOptions } from "../workspace/skills.js"
+import type { SkillsMode } from "../workspace/skillFile.js"
+import { loadSkills } from "../workspace/skills.js"
+import type { SkillsOptions } from "../workspace/skillTools.js"
 import * as SessionLive from "./SessionLive.js"
 
 /** What the stack is built from. */

@@ -9,17 +9,12 @@
  * at {@link agentsFileCap} UTF-8 bytes. A longer file is cut at a character
  * boundary and ends with a note saying so, for the model and the operator.
  *
- * Also home to {@link readTextFile}, the bounded reader the skills loader
- * shares: a FIFO or a device is refused before it is opened, and never more
- * than the asked-for bytes are read.
- *
  * @module
  */
-import { constants } from "node:fs"
-import * as fs from "node:fs/promises"
 import * as nodePath from "node:path"
 import { Effect, Schema } from "effect"
 import { sanitizeAddendum } from "../../domain/Sanitize.js"
+import { readTextFile } from "./textFile.js"
 
 /** The file name looked for in the workspace directory, case-sensitive. */
 export const agentsFileName = "AGENTS.md"
@@ -44,91 +39,6 @@ export class AgentsFileError extends Schema.TaggedError<AgentsFileError>()("Agen
     return `${this.path}: ${this.detail}`
   }
 }
-
-/** What {@link readTextFile} found. */
-export type TextFileRead =
-  /** No file at that path (or a path component is not a directory). */
-  | { readonly _tag: "Missing" }
-  /** Something is there but it cannot be read as text. */
-  | {
-    readonly _tag: "Problem"
-    readonly reason: "NotAFile" | "NotUtf8" | "Unreadable"
-    /** A sentence for the operator, without the path. */
-    readonly detail: string
-  }
-  /** The text of the first `maxBytes` bytes, decoded as UTF-8. */
-  | {
-    readonly _tag: "Text"
-    readonly text: string
-    /** The file's size in bytes. */
-    readonly size: number
-    /** Whether `text` is the whole file; when false, `text` stops at a character boundary. */
-    readonly complete: boolean
-  }
-
-// boundary: node's errors carry a `code`, which their type does not declare
-const errorCode = (error: unknown): unknown =>
-  typeof error === "object" && error !== null ? (error as { readonly code?: unknown }).code : undefined
-
-const errorText = (error: unknown): string => (error instanceof Error ? error.message : String(error))
-
-const problem = (reason: "NotAFile" | "NotUtf8" | "Unreadable", detail: string): TextFileRead => ({
-  _tag: "Problem",
-  reason,
-  detail
-})
-
-const readHead = async (path: string, maxBytes: number): Promise<TextFileRead> => {
-  try {
-    const stats = await fs.stat(path)
-    if (!stats.isFile()) return problem("NotAFile", "is not a regular file")
-  } catch (error) {
-    const code = errorCode(error)
-    if (code === "ENOENT" || code === "ENOTDIR") return { _tag: "Missing" }
-    return problem("Unreadable", `cannot be read: ${errorText(error)}`)
-  }
-  try {
-    // O_NONBLOCK: should a FIFO be swapped in after the check, opening it does not hang.
-    const handle = await fs.open(path, constants.O_RDONLY | constants.O_NONBLOCK)
-    try {
-      const stats = await handle.stat()
-      if (!stats.isFile()) return problem("NotAFile", "is not a regular file")
-      // Read one byte past the limit: it tells a file of exactly `maxBytes` from a longer one, even one that grew.
-      const chunks: Array<Buffer> = []
-      let total = 0
-      while (total <= maxBytes) {
-        const chunk = Buffer.alloc(Math.min(65_536, maxBytes + 1 - total))
-        const { bytesRead } = await handle.read(chunk, 0, chunk.length, total)
-        if (bytesRead === 0) break
-        chunks.push(chunk.subarray(0, bytesRead))
-        total += bytesRead
-      }
-      const buffer = Buffer.concat(chunks)
-      const complete = total <= maxBytes
-      const bytes = buffer.subarray(0, Math.min(total, maxBytes))
-      try {
-        // `stream` keeps a character cut by the limit out of the text instead of failing on it.
-        const text = new TextDecoder("utf-8", { fatal: true }).decode(bytes, { stream: !complete })
-        return { _tag: "Text", text, size: Math.max(stats.size, total), complete }
-      } catch {
-        return problem("NotUtf8", "is not valid UTF-8")
-      }
-    } finally {
-      await handle.close()
-    }
-  } catch (error) {
-    return problem("Unreadable", `cannot be read: ${errorText(error)}`)
-  }
-}
-
-/**
- * Reads at most `maxBytes` bytes of a text file. Never fails: a missing
- * file, a directory, a device, unreadable bytes and invalid UTF-8 are all
- * values of {@link TextFileRead}. A leading byte-order mark is kept; callers
- * that care strip it.
- */
-export const readTextFile = (path: string, maxBytes: number): Effect.Effect<TextFileRead> =>
-  Effect.promise(() => readHead(path, maxBytes)) // never rejects: every failure is a value
 
 const utf8Bytes = (text: string): number => Buffer.byteLength(text, "utf8")
 

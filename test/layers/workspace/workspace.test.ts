@@ -5,13 +5,9 @@ import * as path from "node:path"
 import { type Tool, ToolResult } from "easyai"
 import * as SandboxLive from "../../../src/layers/sandbox/SandboxLive.js"
 import { agentsFileCap, AgentsFileError, loadAgentsFile } from "../../../src/layers/workspace/agentsFile.js"
-import {
-  loadSkills,
-  parseSkillFile,
-  skillLimits,
-  type SkillsMode,
-  type SkillsOptions
-} from "../../../src/layers/workspace/skills.js"
+import { parseSkillFile, skillLimits, type SkillsMode } from "../../../src/layers/workspace/skillFile.js"
+import { loadSkills } from "../../../src/layers/workspace/skills.js"
+import type { SkillsOptions } from "../../../src/layers/workspace/skillTools.js"
 import { tempDir } from "../../support/tempDir.js"
 
 const base = tempDir("easyai-workspace-")
