@@ -117,7 +117,7 @@ const make = (config: EngineConfig) =>
         const slot = yield* pool.acquire(tokens)
         // The last prompt token is always evaluated again: sampling needs its logits.
         const cachedTokens = Math.min(SequencePool.reusablePrefix(slot.sequence, tokens), Math.max(0, tokens.length - 1))
-        return generate({
+        return yield* generate({
           slot,
           history,
           mode,

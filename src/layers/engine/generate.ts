@@ -9,7 +9,7 @@
  * @module
  */
 import { randomUUID } from "node:crypto"
-import { Effect, Queue, Schedule, Stream, Take } from "effect"
+import { Effect, Queue, Schedule, type Scope, Stream, Take } from "effect"
 import type {
   ChatHistoryItem,
   ChatModelFunctions,
@@ -240,9 +240,15 @@ const sampleProgress = (generation: Generation, sink: TurnSink) => {
   return Effect.asVoid(Effect.forkScoped(Effect.repeat(sample, untilFirstToken)))
 }
 
-/** Runs one generation; interrupting the stream aborts it within one token and waits for it to stop. */
-export const generate = (generation: Generation): Stream.Stream<ModelEvent, ChatModelError> =>
-  Stream.unwrapScoped(Effect.gen(function*() {
+/**
+ * Starts one generation in the caller's scope and returns its events.
+ * Closing the scope (the consumer stopped, or was interrupted) aborts the
+ * generation within one token and waits for it to stop.
+ */
+export const generate = (
+  generation: Generation
+): Effect.Effect<Stream.Stream<ModelEvent, ChatModelError>, never, Scope.Scope> =>
+  Effect.gen(function*() {
     const queue = yield* Queue.unbounded<Take.Take<ModelEvent, ChatModelError>>()
     const sink = new TurnSink(generation, queue)
     sink.emit(new PromptProgress({ processed: generation.cachedTokens, total: generation.promptTokens }))
@@ -268,4 +274,4 @@ export const generate = (generation: Generation): Stream.Stream<ModelEvent, Chat
       })
     )
     return Stream.fromQueue(queue).pipe(Stream.flattenTake)
-  }))
+  })
