@@ -18,6 +18,12 @@ export class ToolCall extends Schema.Class<ToolCall>("ToolCall")({
 }) {}
 
 /**
+ * A fresh tool-call id (`call_` and 16 hex digits), for backends whose model
+ * or server gives none.
+ */
+export const newToolCallId = (): string => `call_${globalThis.crypto.randomUUID().replaceAll("-", "").slice(0, 16)}`
+
+/**
  * What a tool call produced. An error result is data, not a failure: the
  * model reads `content` and gets the chance to correct its next call.
  */

@@ -7,7 +7,6 @@
  *
  * @module
  */
-import { randomUUID } from "node:crypto"
 import { Either } from "effect"
 import { type ChatModelError, ModelError } from "../../domain/errors.js"
 import {
@@ -19,12 +18,11 @@ import {
   ToolCallRequested,
   Usage
 } from "../../domain/ModelEvent.js"
-import { ToolCall } from "../../domain/ToolCall.js"
+import { newToolCallId, ToolCall } from "../../domain/ToolCall.js"
 import { serverFailure } from "./failures.js"
 import type { Completion, CompletionChunk, Timings, ToolCallDelta, WireUsage } from "./wire.js"
 
 /** A fresh tool-call id, for servers that send none. */
-export const newCallId = (): string => `call_${randomUUID().replaceAll("-", "").slice(0, 16)}`
 
 interface Pending {
   id: string | undefined
@@ -78,7 +76,7 @@ export class TurnAssembler {
   private usage: WireUsage | undefined
   private timings: Timings | undefined
 
-  constructor(private readonly newId: () => string = newCallId) {}
+  constructor(private readonly newId: () => string = newToolCallId) {}
 
   private indexOf(fragment: ToolCallDelta, position: number): number {
     if (typeof fragment.index === "number") return fragment.index
@@ -152,7 +150,7 @@ const argumentsText = (value: unknown): string =>
 /** The events of a whole (non-streamed) completion, in the order a stream would have produced them. */
 export const completionEvents = (
   completion: Completion,
-  newId: () => string = newCallId
+  newId: () => string = newToolCallId
 ): Either.Either<ReadonlyArray<ModelEvent>, ModelError> => {
   const choice = completion.choices[0]
   if (choice === undefined) return Either.left(new ModelError({ reason: "BadResponse", detail: "the completion has no choices" }))

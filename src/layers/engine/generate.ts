@@ -8,7 +8,6 @@
  *
  * @module
  */
-import { randomUUID } from "node:crypto"
 import { Effect, Queue, Schedule, type Scope, Stream, Take } from "effect"
 import type {
   ChatHistoryItem,
@@ -31,7 +30,7 @@ import {
   Usage
 } from "../../domain/ModelEvent.js"
 import type { Penalties, SamplingParams } from "../../domain/Sampling.js"
-import { ToolCall } from "../../domain/ToolCall.js"
+import { newToolCallId, ToolCall } from "../../domain/ToolCall.js"
 import { DeltaBatcher } from "./deltaBatcher.js"
 import { MarkupScanner, type Piece } from "./markup.js"
 import type { Slot } from "./sequencePool.js"
@@ -72,8 +71,6 @@ const maxTokens = (generation: Generation): { readonly maxTokens?: number } => {
   return { maxTokens: Math.min(generation.maxTokens ?? room, room) }
 }
 
-const newCallId = (): string => `call_${randomUUID().replaceAll("-", "").slice(0, 16)}`
-
 const repeatPenalty = (penalties: Penalties): LLamaContextualRepeatPenalty | false =>
   penalties.repeatPenalty === 1 && penalties.frequencyPenalty === 0 && penalties.presencePenalty === 0
     ? false
@@ -100,7 +97,7 @@ const forcedCall = (grammar: LlamaJsonSchemaGrammar<GbnfJsonSchema>, text: strin
     const parsed: unknown = grammar.parse(text)
     if (typeof parsed === "object" && parsed !== null && "name" in parsed && typeof parsed.name === "string") {
       const args = "arguments" in parsed ? parsed.arguments : {}
-      return new ToolCall({ id: newCallId(), name: parsed.name, arguments: JSON.stringify(args ?? {}) })
+      return new ToolCall({ id: newToolCallId(), name: parsed.name, arguments: JSON.stringify(args ?? {}) })
     }
     return new ModelError({ reason: "BadResponse", detail: `the forced tool call has no name: ${text}` })
   } catch (error) {
@@ -139,7 +136,7 @@ class TurnSink {
 
   private pieces(pieces: ReadonlyArray<Piece>): void {
     for (const piece of pieces) {
-      if (piece._tag === "Call") this.recovered.push(new ToolCall({ id: newCallId(), name: piece.name, arguments: piece.arguments }))
+      if (piece._tag === "Call") this.recovered.push(new ToolCall({ id: newToolCallId(), name: piece.name, arguments: piece.arguments }))
       else this.batcher.delta(piece._tag, piece.text)
     }
   }
@@ -168,7 +165,7 @@ class TurnSink {
     } else {
       this.pieces(this.scanner.end())
       const native = (result.functionCalls ?? []).map((call) =>
-        new ToolCall({ id: newCallId(), name: call.functionName, arguments: JSON.stringify(call.params ?? {}) })
+        new ToolCall({ id: newToolCallId(), name: call.functionName, arguments: JSON.stringify(call.params ?? {}) })
       )
       calls = [...native, ...this.recovered]
     }
