@@ -22,8 +22,6 @@ import { newToolCallId, ToolCall } from "../../domain/ToolCall.js"
 import { serverFailure } from "./failures.js"
 import type { Completion, CompletionChunk, Timings, ToolCallDelta, WireUsage } from "./wire.js"
 
-/** A fresh tool-call id, for servers that send none. */
-
 interface Pending {
   id: string | undefined
   name: string
