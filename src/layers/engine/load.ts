@@ -74,6 +74,10 @@ const explainFailure = (path: string, error: ModelLoadError): Effect.Effect<neve
     })
   )
 
+/** Disposes a native resource; a failure while releasing is logged, never thrown into the closing scope. */
+const release = (dispose: () => Promise<void>): Effect.Effect<void> =>
+  Effect.tryPromise(dispose).pipe(Effect.catchAll((error) => Effect.logWarning("disposing a llama.cpp resource failed", error)))
+
 /**
  * Acquires llama.cpp, the model and a context in the current scope; closing
  * the scope (or interrupting the load) disposes all three.
@@ -109,7 +113,7 @@ export const load = (config: EngineConfig): Effect.Effect<Loaded, ModelLoadError
           }),
         catch: (error) => new ModelLoadError({ path, reason: "Failed", detail: `llama.cpp is unavailable: ${errorText(error)}` })
       }),
-      (llama) => Effect.promise(() => llama.dispose())
+      (llama) => release(() => llama.dispose())
     )
     const model = yield* Effect.acquireRelease(
       Effect.tryPromise({
@@ -123,7 +127,7 @@ export const load = (config: EngineConfig): Effect.Effect<Loaded, ModelLoadError
           }),
         catch: (error) => loadError(path, error, logged)
       }).pipe(Effect.catchIf((error) => error.reason === "Failed", (error) => explainFailure(path, error))),
-      (model) => Effect.promise(() => model.dispose())
+      (model) => release(() => model.dispose())
     )
     const contextSize = config.contextSize ?? Math.min(defaultContextSize, model.trainContextSize)
     const context = yield* Effect.acquireRelease(
@@ -140,7 +144,7 @@ export const load = (config: EngineConfig): Effect.Effect<Loaded, ModelLoadError
           }),
         catch: (error) => loadError(path, error, logged)
       }),
-      (context) => Effect.promise(() => context.dispose())
+      (context) => release(() => context.dispose())
     )
     return { llama, model, context }
   })
