@@ -174,6 +174,7 @@ describe("Sandbox processes", () => {
     return withSandbox(root, (sandbox) =>
       Effect.gen(function*() {
         const fiber = yield* Effect.fork(sandbox.run(sh("sleep 30 & echo $! > child.pid; wait")))
+        // Wait for the real child to have started its grandchild; nothing about timing is asserted.
         while (!existsSync(path.join(root, "child.pid")) || readFileSync(path.join(root, "child.pid"), "utf8") === "") {
           yield* Effect.sleep(Duration.millis(20))
         }
