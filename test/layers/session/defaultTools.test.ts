@@ -5,6 +5,17 @@ import * as path from "node:path"
 import { Plan, ScriptedChatModel as Scripted, Session, SessionStack, ToolRegistry } from "easyai"
 import { tempDir } from "../../support/tempDir.js"
 
+/** A skills directory holding one skill, `greeting`. */
+const greetingSkill = (): string => {
+  const skills = tempDir()
+  mkdirSync(path.join(skills, "greeting"))
+  writeFileSync(
+    path.join(skills, "greeting", "SKILL.md"),
+    "---\nname: greeting\ndescription: How to greet people politely.\n---\nSay hello, then the name.\n"
+  )
+  return skills
+}
+
 const names = Effect.flatMap(ToolRegistry, (registry) => Effect.map(registry.specs, (specs) => specs.map((s) => s.name)))
 const system = Effect.flatMap(Session, (session) => session.system)
 
@@ -26,12 +37,7 @@ describe("the default toolset (reference table)", () => {
 
   it.effect("orders host tools, memory and skills before the session's tools and tool_lookup", () => {
     const root = tempDir()
-    const skills = tempDir()
-    mkdirSync(path.join(skills, "greeting"))
-    writeFileSync(
-      path.join(skills, "greeting", "SKILL.md"),
-      "---\nname: greeting\ndescription: How to greet people politely.\n---\nSay hello, then the name.\n"
-    )
+    const skills = greetingSkill()
     return Effect.gen(function*() {
       const all = yield* names
       expect(all.slice(0, 4)).toEqual(["datetime", "plan", "web_search", "web_fetch"])
@@ -52,12 +58,7 @@ describe("workspace context, skills and memory in the system prompt", () => {
   it.effect("joins AGENTS.md and the skills list to the base prompt", () => {
     const workspace = tempDir()
     writeFileSync(path.join(workspace, "AGENTS.md"), "# Project rules\nUse tabs.\n")
-    const skills = tempDir()
-    mkdirSync(path.join(skills, "greeting"))
-    writeFileSync(
-      path.join(skills, "greeting", "SKILL.md"),
-      "---\nname: greeting\ndescription: How to greet people politely.\n---\nSay hello, then the name.\n"
-    )
+    const skills = greetingSkill()
     return Effect.gen(function*() {
       const prompt = yield* system
       expect(prompt.startsWith("Be terse.\n\n# Project rules\nUse tabs.")).toBe(true)
