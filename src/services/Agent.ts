@@ -18,6 +18,8 @@ export interface RunInput {
   readonly sampling?: SamplingParams
   /** The most tokens each model turn may generate. */
   readonly maxTokens?: number
+  /** Extra stop sequences for every model turn. */
+  readonly stop?: ReadonlyArray<string>
   /**
    * The tool choice for the FIRST model turn only (e.g. `required` to force a
    * call); later turns are `auto`, so a forced call cannot loop forever.

@@ -93,7 +93,8 @@ const make = Effect.gen(function*() {
             tools,
             toolChoice: hops === 0 && input.toolChoice !== undefined ? input.toolChoice : "auto",
             ...(input.sampling === undefined ? {} : { sampling: input.sampling }),
-            ...(input.maxTokens === undefined ? {} : { maxTokens: input.maxTokens })
+            ...(input.maxTokens === undefined ? {} : { maxTokens: input.maxTokens }),
+            ...(input.stop === undefined ? {} : { stop: input.stop })
           }, emit)
 
           switch (classify(turn, tools.length > 0)) {

@@ -10,7 +10,8 @@ import { Console, Effect, Option } from "effect"
 import * as NoChatModel from "../../layers/model/NoChatModel.js"
 import * as SessionStack from "../../layers/session/SessionStack.js"
 import { Session } from "../../services/Session.js"
-import packageJson from "../../../package.json" with { type: "json" }
+import { version } from "../version.js"
+import { serveCommand } from "./serve.js"
 
 const showSystemPrompt = Options.boolean("show-system-prompt").pipe(
   Options.withDescription("Print the system prompt a session would start with, then exit.")
@@ -39,6 +40,6 @@ const easyai = Command.make("easyai", { showSystemPrompt, system, noBuiltinSyste
     }
   }))))
 
-const cli = Command.run(easyai, { name: "easyai", version: packageJson.version })
+const cli = Command.run(easyai.pipe(Command.withSubcommands([serveCommand])), { name: "easyai", version })
 
 cli(process.argv).pipe(Effect.provide(NodeContext.layer), NodeRuntime.runMain)

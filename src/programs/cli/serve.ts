@@ -1,0 +1,175 @@
+/**
+ * `easyai serve`: the OpenAI-compatible HTTP server on a local GGUF model.
+ *
+ * @module
+ */
+import { Command, Options } from "@effect/cli"
+import { HttpServer } from "@effect/platform"
+import { Config, Console, Effect, Option } from "effect"
+import { basename, extname } from "node:path"
+import { PresetName } from "../../domain/Sampling.js"
+import * as LocalChatModel from "../../layers/model/LocalChatModel.js"
+import { ServerApp } from "../server/ServerApp.js"
+import * as ServerLive from "../server/ServerLive.js"
+import {
+  defaultGraceSeconds,
+  defaultHost,
+  defaultPort,
+  defaultQueueLimit,
+  defaultTimeoutSeconds
+} from "../server/ServerOptions.js"
+
+const model = Options.file("model", { exists: "yes" }).pipe(
+  Options.withAlias("m"),
+  Options.withDescription("The GGUF model file to serve.")
+)
+const host = Options.text("host").pipe(
+  Options.withDefault(defaultHost),
+  Options.withDescription("The address to listen on (0.0.0.0 for every interface).")
+)
+const port = Options.integer("port").pipe(Options.withDefault(defaultPort), Options.withDescription("The port to listen on."))
+const parallel = Options.integer("parallel").pipe(
+  Options.withAlias("np"),
+  Options.withDefault(1),
+  Options.withDescription("Generations that run at once (parallel sequences in the model's context).")
+)
+const queue = Options.integer("queue").pipe(
+  Options.withDefault(defaultQueueLimit),
+  Options.withDescription("Requests that may wait for a free slot before the server answers 503.")
+)
+const apiKey = Options.redacted("api-key").pipe(
+  Options.withFallbackConfig(Config.redacted("EASYAI_API_KEY")),
+  Options.optional,
+  Options.withDescription("Require `Authorization: Bearer <key>` on every path but /, /health and /metrics (env EASYAI_API_KEY).")
+)
+const alias = Options.text("alias").pipe(
+  Options.withAlias("a"),
+  Options.optional,
+  Options.withDescription("The model name served at /v1/models (default: the file name).")
+)
+const ctx = Options.integer("ctx").pipe(
+  Options.withAlias("c"),
+  Options.optional,
+  Options.withDescription("Context size in tokens (default: the model's, at most 4096).")
+)
+const threads = Options.integer("threads").pipe(
+  Options.withAlias("t"),
+  Options.optional,
+  Options.withDescription("CPU threads for generation (default: the number of cores).")
+)
+const preset = Options.choice("preset", PresetName.literals).pipe(
+  Options.optional,
+  Options.withDescription("The sampling preset of requests that set none (default precise).")
+)
+const system = Options.text("system").pipe(
+  Options.withAlias("s"),
+  Options.optional,
+  Options.withDescription("The system prompt of requests that bring none (replaces the built-in one).")
+)
+const systemFile = Options.fileText("system-file").pipe(
+  Options.optional,
+  Options.withDescription("Read that system prompt from a file.")
+)
+const sandbox = Options.directory("sandbox", { exists: "yes" }).pipe(
+  Options.optional,
+  Options.withDescription("Give the server-side agent file tools (and evaluate) scoped to this directory.")
+)
+const allowBash = Options.boolean("allow-bash").pipe(Options.withDescription("Add the bash tool (needs --sandbox)."))
+const noPython = Options.boolean("no-python").pipe(Options.withDescription("Leave out the evaluate (Python) tool."))
+const timeout = Options.integer("http-timeout").pipe(
+  Options.withDefault(defaultTimeoutSeconds),
+  Options.withDescription("Seconds a connection may stay silent in either direction before it is closed.")
+)
+const grace = Options.integer("grace").pipe(
+  Options.withDefault(defaultGraceSeconds),
+  Options.withDescription("Seconds running streams get to finish on SIGINT/SIGTERM before they are cut.")
+)
+const maxBody = Options.integer("max-body").pipe(
+  Options.optional,
+  Options.withDescription("The largest request body accepted, in bytes (default 8 MiB).")
+)
+const cors = Options.text("cors").pipe(
+  Options.optional,
+  Options.withDescription("Browser origins admitted: *, localhost, or a comma-separated list (default: * without host tools, localhost with them).")
+)
+const noTools = Options.boolean("no-tools").pipe(
+  Options.withDescription("Serve without a server-side toolbelt: requests without tools get a plain chat.")
+)
+const noInject = Options.boolean("no-inject").pipe(
+  Options.withDescription("Do not append the date/time and memory preamble to system prompts (X-Easyai-Inject: on still forces it).")
+)
+
+const corsPolicy = (text: string) => {
+  const trimmed = text.trim()
+  return trimmed === "*" || trimmed === "localhost" ? trimmed : trimmed.split(",").map((origin) => origin.trim()).filter((origin) => origin !== "")
+}
+
+const flags = {
+  model,
+  host,
+  port,
+  parallel,
+  queue,
+  apiKey,
+  alias,
+  ctx,
+  threads,
+  preset,
+  system,
+  systemFile,
+  sandbox,
+  allowBash,
+  noPython,
+  timeout,
+  grace,
+  maxBody,
+  cors,
+  noTools,
+  noInject
+}
+
+const optional = <K extends string, A>(key: K, value: Option.Option<A>): { readonly [P in K]?: A } =>
+  Option.match(value, { onNone: () => ({}), onSome: (a) => ({ [key]: a }) as { readonly [P in K]?: A } })
+
+/** `easyai serve`. */
+export const serveCommand = Command.make("serve", flags, (flag) =>
+  Effect.gen(function*() {
+    const served = yield* ServerApp
+    const address = (yield* HttpServer.HttpServer).address
+    const url = address._tag === "TcpAddress" ? `http://${address.hostname}:${address.port}` : address.path
+    const summary = served.summary
+    yield* Console.log(
+      [
+        `easyai serve · ${url}`,
+        `  model    ${summary.modelId} (${summary.backend}${summary.contextSize === undefined ? "" : `, ctx ${summary.contextSize}`})`,
+        `  parallel ${summary.parallel} · tools ${summary.tools.length} · auth ${summary.auth ? "on" : "off"} · cors ${
+          typeof summary.cors === "string" ? summary.cors : summary.cors.join(",")
+        }`
+      ].join("\n")
+    )
+    return yield* Effect.never
+  }).pipe(Effect.provide(ServerLive.layer({
+    model: LocalChatModel.layerFrom({
+      modelPath: flag.model,
+      sequences: Math.max(1, flag.parallel),
+      ...optional("contextSize", flag.ctx),
+      ...optional("threads", flag.threads)
+    }),
+    ...(flag.noTools ? { session: { withDefaultTools: false } } : {}),
+    ...(Option.isSome(flag.sandbox)
+      ? { host: { root: flag.sandbox.value, fs: true, bash: flag.allowBash, evaluate: !flag.noPython } }
+      : {}),
+    server: {
+      modelFile: flag.model,
+      parallel: flag.parallel,
+      queueLimit: flag.queue,
+      injectPreamble: !flag.noInject,
+      ...optional("apiKey", flag.apiKey),
+      modelAlias: Option.getOrElse(flag.alias, () => basename(flag.model, extname(flag.model))),
+      ...optional("preset", flag.preset),
+      ...optional("system", Option.orElse(flag.system, () => Option.map(flag.systemFile, ([, text]) => text))),
+      ...optional("cors", Option.map(flag.cors, corsPolicy)),
+      ...optional("limits", Option.map(flag.maxBody, (maxBytes) => ({ maxBytes })))
+    },
+    listen: { host: flag.host, port: flag.port, timeoutSeconds: flag.timeout, graceSeconds: flag.grace }
+  })))).pipe(Command.withDescription("Serve a GGUF model over an OpenAI-compatible HTTP API (/v1/chat/completions)."))

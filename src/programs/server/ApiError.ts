@@ -1,0 +1,92 @@
+/**
+ * What the server answers when it cannot do what was asked: an HTTP status
+ * and an OpenAI-shaped error envelope, `{"error": {"message", "type",
+ * "code", "param"}}`, which every OpenAI SDK knows how to surface.
+ *
+ * @module
+ */
+import { HttpServerResponse } from "@effect/platform"
+import { Schema } from "effect"
+
+/** A request the server refuses or could not serve. */
+export class ApiError extends Schema.TaggedError<ApiError>()("ApiError", {
+  status: Schema.Number,
+  /** OpenAI's error `type`, e.g. `invalid_request_error`. */
+  type: Schema.String,
+  detail: Schema.String,
+  /** A machine-readable code, e.g. `context_length_exceeded`. */
+  code: Schema.optional(Schema.String),
+  /** The request field at fault, when there is one. */
+  param: Schema.optional(Schema.String),
+  /** Seconds a client should wait before trying again (503). */
+  retryAfter: Schema.optional(Schema.Number),
+  /** Extra fields of the envelope, e.g. llama.cpp's `n_prompt_tokens` / `n_ctx`. */
+  extra: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.Unknown }))
+}) {
+  override get message(): string {
+    return `HTTP ${this.status} ${this.type}: ${this.detail}`
+  }
+}
+
+/** 400: the request is malformed or asks for something impossible. */
+export const badRequest = (detail: string, param?: string, code?: string): ApiError =>
+  new ApiError({
+    status: 400,
+    type: "invalid_request_error",
+    detail,
+    ...(param === undefined ? {} : { param }),
+    ...(code === undefined ? {} : { code })
+  })
+
+/** 401: the API key is missing or wrong. */
+export const unauthorized = (): ApiError =>
+  new ApiError({
+    status: 401,
+    type: "authentication_error",
+    code: "invalid_api_key",
+    detail: "this server needs an API key: send `Authorization: Bearer <key>`"
+  })
+
+/** 404: no such route or no such model. */
+export const notFound = (detail: string, code = "not_found"): ApiError =>
+  new ApiError({ status: 404, type: "not_found_error", code, detail })
+
+/** 413: the body is larger than the server accepts. */
+export const payloadTooLarge = (limitBytes: number): ApiError =>
+  new ApiError({
+    status: 413,
+    type: "invalid_request_error",
+    code: "request_too_large",
+    detail: `the request body is larger than ${limitBytes} bytes`
+  })
+
+/** 503: every generation slot is busy and the wait queue is full. */
+export const overloaded = (retryAfterSeconds: number): ApiError =>
+  new ApiError({
+    status: 503,
+    type: "server_overloaded",
+    code: "server_busy",
+    detail: "every generation slot is busy and the queue is full; try again shortly",
+    retryAfter: retryAfterSeconds
+  })
+
+/** 500: the model or the server failed; the server itself keeps serving. */
+export const internal = (detail: string): ApiError => new ApiError({ status: 500, type: "server_error", detail })
+
+/** The envelope of `error`, as sent in a body or an SSE `data:` line. */
+export const envelope = (error: ApiError): { readonly error: Record<string, unknown> } => ({
+  error: {
+    message: error.detail,
+    type: error.type,
+    code: error.code ?? null,
+    param: error.param ?? null,
+    ...error.extra
+  }
+})
+
+/** The HTTP response for `error`. */
+export const toResponse = (error: ApiError): HttpServerResponse.HttpServerResponse =>
+  HttpServerResponse.unsafeJson(envelope(error), {
+    status: error.status,
+    ...(error.retryAfter === undefined ? {} : { headers: { "retry-after": String(error.retryAfter) } })
+  })

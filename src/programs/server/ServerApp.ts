@@ -1,0 +1,135 @@
+/**
+ * The OpenAI-compatible server as a value: an `HttpApp` built from the
+ * services in context (`ChatModel`, `Agent`, `ToolRegistry`, `Preamble`),
+ * ready to be served on a socket (`ServerLive`) or driven in-process by
+ * tests.
+ *
+ * ```ts
+ * const app = yield* ServerApp.make({ parallel: 2, apiKey: Redacted.make(key) })
+ * ```
+ *
+ * @module
+ */
+import { type HttpApp, HttpRouter } from "@effect/platform"
+import { Clock, Context, Effect, Ref } from "effect"
+import { stat } from "node:fs/promises"
+import { defaultPreset } from "../../domain/Sampling.js"
+import { builtinSystemPrompt } from "../../domain/SystemPrompt.js"
+import { Agent } from "../../services/Agent.js"
+import { ChatModel } from "../../services/ChatModel.js"
+import { Preamble } from "../../services/Preamble.js"
+import { ToolRegistry } from "../../services/ToolRegistry.js"
+import { internal, notFound, toResponse } from "./ApiError.js"
+import * as Admission from "./admission.js"
+import { type ChatContext, chatCompletions } from "./chatCompletions.js"
+import { defaultBodyLimits } from "./jsonBody.js"
+import * as Management from "./management.js"
+import * as Metrics from "./metrics.js"
+import { cors, defaultCorsPolicy, requireApiKey } from "./security.js"
+import { defaultQueueLimit, type ServerOptions } from "./ServerOptions.js"
+
+/** The app and the state a listener needs to stop it gracefully. */
+export interface Service {
+  readonly app: HttpApp.Default
+  /** The generation gate: its load tells when running requests have drained. */
+  readonly admission: Admission.Admission
+  /** The resolved identity and settings, for banners. */
+  readonly summary: {
+    readonly modelId: string
+    readonly backend: string
+    readonly contextSize: number | undefined
+    readonly parallel: number
+    readonly tools: ReadonlyArray<string>
+    readonly auth: boolean
+    readonly cors: Management.ManagementContext["cors"]
+  }
+}
+
+/** The app being served, for banners and tests. */
+export class ServerApp extends Context.Tag("easyai/ServerApp")<ServerApp, Service>() {}
+
+const fileSize = (path: string | undefined) =>
+  path === undefined
+    ? Effect.succeed(0)
+    : Effect.orElseSucceed(Effect.tryPromise(() => stat(path)).pipe(Effect.map((info) => info.size)), () => 0)
+
+/** Builds the app from the services in context. */
+export const make = (
+  options: ServerOptions = {}
+): Effect.Effect<Service, never, ChatModel | Agent | ToolRegistry | Preamble> =>
+  Effect.gen(function*() {
+    const model = yield* ChatModel
+    const registry = yield* ToolRegistry
+    const info = yield* model.info
+    const parallel = Math.max(1, options.parallel ?? 1)
+    const queueLimit = Math.max(0, options.queueLimit ?? defaultQueueLimit)
+    const admission = yield* Admission.make(parallel, queueLimit)
+    const metrics = yield* Metrics.make
+    const modelId = options.modelAlias ?? info.name
+    const corsPolicy = options.cors ?? defaultCorsPolicy(options.hostTools ?? false)
+    const chat: ChatContext = {
+      model,
+      agent: yield* Agent,
+      registry,
+      preamble: yield* Preamble,
+      admission,
+      metrics,
+      preset: yield* Ref.make(options.preset ?? defaultPreset),
+      limits: { ...defaultBodyLimits, ...options.limits },
+      modelId,
+      servedNames: new Set([modelId, info.name, "easyai"]),
+      system: options.system ?? builtinSystemPrompt,
+      systemAppend: options.systemAppend ?? [],
+      injectPreamble: options.injectPreamble ?? true
+    }
+    const context: Management.ManagementContext = {
+      ...chat,
+      backend: info.backend,
+      contextSize: info.contextSize,
+      modelFile: options.modelFile,
+      modelBytes: yield* fileSize(options.modelFile),
+      parallel,
+      queueLimit,
+      auth: options.apiKey !== undefined,
+      cors: corsPolicy,
+      startedAt: Math.floor((yield* Clock.currentTimeMillis) / 1000)
+    }
+
+    const router = HttpRouter.empty.pipe(
+      HttpRouter.get("/", Management.index),
+      HttpRouter.get("/health", Management.health(context)),
+      HttpRouter.get("/metrics", Management.metrics(context)),
+      HttpRouter.get("/props", Management.props(context)),
+      HttpRouter.get("/v1/models", Management.models(context)),
+      HttpRouter.get("/v1/tools", Management.tools(context)),
+      HttpRouter.post("/v1/preset", Management.setPreset(context)),
+      HttpRouter.post("/v1/chat/completions", chatCompletions(chat)),
+      HttpRouter.get("/api/tags", Management.ollamaTags(context)),
+      HttpRouter.post("/api/show", Management.ollamaShow(context))
+    )
+
+    const routed = router.pipe(
+      Effect.catchTag("RouteNotFound", (missing) =>
+        Effect.succeed(toResponse(notFound(`no route for ${missing.request.method} ${new URL(missing.request.url, "http://server").pathname}`)))),
+      // A defect is a bug: log it and answer like any other server error, keeping the server up.
+      Effect.catchAllDefect((defect) =>
+        Effect.as(Effect.logError("request failed unexpectedly", defect), toResponse(internal("the server failed unexpectedly")))),
+      Effect.tap((response) => metrics.request(response.status))
+    )
+    const authed = options.apiKey === undefined ? routed : requireApiKey(options.apiKey)(routed)
+    const app: HttpApp.Default = cors(corsPolicy)(authed)
+
+    return {
+      app,
+      admission,
+      summary: {
+        modelId,
+        backend: info.backend,
+        contextSize: info.contextSize,
+        parallel,
+        tools: (yield* registry.specs).map((spec) => spec.name),
+        auth: context.auth,
+        cors: corsPolicy
+      }
+    }
+  })

@@ -1,0 +1,175 @@
+/**
+ * `POST /v1/chat/completions`, the "server as competitor" way:
+ *
+ * | the request brings | the server does |
+ * |---|---|
+ * | a system message | uses the last one; else composes its own |
+ * | `tools` | one model pass; tool calls go back to the client (`finish_reason: tool_calls`) |
+ * | no `tools` | runs its own toolbelt through the agent loop, server-side |
+ * | sampling fields | applies them to this request; else the current preset |
+ *
+ * The AUTHORITATIVE preamble is appended to the system prompt that reaches
+ * the model unless `X-Easyai-Inject: off` says otherwise.
+ *
+ * Streams start only once the first event is ready, so a failure before
+ * any output (an oversized prompt, a model that cannot start) is a proper
+ * HTTP status; a failure after it is an error chunk before `[DONE]`.
+ *
+ * @module
+ */
+import { HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { Clock, Effect, Either, Option, type Ref, type Scope, Sink, Stream } from "effect"
+import type { ChatModelError } from "../../domain/errors.js"
+import { SystemMessage } from "../../domain/Message.js"
+import { type PresetName, resolveSampling } from "../../domain/Sampling.js"
+import { joinBlocks, type PreambleOptions } from "../../domain/SystemPrompt.js"
+import type { Agent } from "../../services/Agent.js"
+import type { ChatModel } from "../../services/ChatModel.js"
+import type { Preamble } from "../../services/Preamble.js"
+import type { ToolRegistry } from "../../services/ToolRegistry.js"
+import { ApiError, badRequest, notFound, toResponse } from "./ApiError.js"
+import type { Admission } from "./admission.js"
+import { type ChatCall, parseChatCall } from "./chatRequest.js"
+import { CompletionBuilder } from "./completionBody.js"
+import { type BodyLimits, readJsonBody } from "./jsonBody.js"
+import type { ServerMetrics } from "./metrics.js"
+import { SseEncoder } from "./sseEncoder.js"
+import { newIdentity, type TurnEvent, type TurnTally } from "./turnEvents.js"
+
+/** What the route works with, resolved when the app is built. */
+export interface ChatContext {
+  readonly model: ChatModel["Type"]
+  readonly agent: Agent["Type"]
+  readonly registry: ToolRegistry["Type"]
+  readonly preamble: Preamble["Type"]
+  readonly admission: Admission
+  readonly metrics: ServerMetrics
+  readonly preset: Ref.Ref<PresetName>
+  readonly limits: BodyLimits
+  /** The id responses carry. */
+  readonly modelId: string
+  /** Every model name a request may ask for. */
+  readonly servedNames: ReadonlySet<string>
+  readonly system: string
+  readonly systemAppend: ReadonlyArray<string>
+  readonly injectPreamble: boolean
+}
+
+/** The failure of a model as the client sees it. */
+export const apiErrorOf = (error: ChatModelError): ApiError => {
+  if (error._tag === "ContextOverflow") {
+    return new ApiError({
+      status: 400,
+      type: "exceed_context_size_error",
+      code: "context_length_exceeded",
+      detail: error.message,
+      extra: { n_prompt_tokens: error.promptTokens, n_ctx: error.contextSize }
+    })
+  }
+  return error.reason === "RateLimited"
+    ? new ApiError({ status: 429, type: "rate_limit_error", detail: error.message })
+    : new ApiError({ status: 500, type: "server_error", detail: `the model failed: ${error.message}` })
+}
+
+/** The preamble overrides for a request: `X-Easyai-Inject` first, then the server's setting. */
+const injection = (header: string | undefined, serverDefault: boolean) => {
+  const value = header?.trim().toLowerCase()
+  if (value !== undefined && value !== "on" && value !== "off") {
+    return Either.left(badRequest(`X-Easyai-Inject must be "on" or "off" (got ${JSON.stringify(header)})`, "X-Easyai-Inject"))
+  }
+  const on = value === undefined ? serverDefault : value === "on"
+  const overrides: Partial<PreambleOptions> = on
+    ? (value === "on" ? { injectDateTime: true, memoryVocabulary: true } : {})
+    : { injectDateTime: false, memoryVocabulary: false }
+  return Either.right({ on, overrides })
+}
+
+const systemPrompt = (context: ChatContext, call: ChatCall, inject: { readonly on: boolean; readonly overrides: Partial<PreambleOptions> }) =>
+  Effect.gen(function*() {
+    if (call.system !== undefined) {
+      return joinBlocks([call.system, inject.on ? yield* context.preamble.build(inject.overrides) : ""])
+    }
+    return yield* context.preamble.compose({
+      base: context.system,
+      tools: call.clientTools ?? (yield* context.registry.specs),
+      appends: context.systemAppend,
+      toolsCatalogue: true,
+      preamble: inject.overrides
+    })
+  })
+
+/** The events of the turn: one model pass with the client's tools, else the agent loop with the server's. */
+const turnEvents = (context: ChatContext, call: ChatCall, system: string): Stream.Stream<TurnEvent, ChatModelError> => {
+  const messages = [new SystemMessage({ content: system }), ...call.messages]
+  const sampling = resolveSampling(call.preset ?? "precise", call.sampling)
+  const shared = {
+    messages,
+    ...(call.toolChoice === undefined ? {} : { toolChoice: call.toolChoice }),
+    ...(call.maxTokens === undefined ? {} : { maxTokens: call.maxTokens }),
+    ...(call.stop === undefined ? {} : { stop: call.stop })
+  }
+  return call.clientTools !== undefined
+    ? context.model.stream({ ...shared, tools: call.clientTools, sampling })
+    : context.agent.run({ ...shared, sampling }).pipe(
+      Stream.tap((event) => (event._tag === "ToolCallFinished" ? context.metrics.toolCall : Effect.void))
+    )
+}
+
+const record = (metrics: ServerMetrics, tally: TurnTally) =>
+  tally.sawUsage
+    ? metrics.generation({
+      promptTokens: tally.promptTokens,
+      completionTokens: tally.completionTokens,
+      tokensPerSecond: tally.tokensPerSecond
+    })
+    : Effect.void
+
+const sseHeaders = { "cache-control": "no-cache", "x-accel-buffering": "no", connection: "keep-alive" }
+
+const streamed = (context: ChatContext, call: ChatCall, events: Stream.Stream<TurnEvent, ChatModelError>, modelId: string) =>
+  Effect.gen(function*() {
+    const encoder = new SseEncoder(newIdentity(modelId, yield* Clock.currentTimeMillis), call.streamOptions)
+    // Wait for the first event so an early failure is still a status.
+    const [first, rest] = yield* Stream.peel(events, Sink.head()).pipe(Effect.mapError(apiErrorOf))
+    const all = Stream.concat(Stream.fromIterable(Option.toArray(first)), rest)
+    const frames = Stream.make(encoder.start()).pipe(
+      Stream.concat(Stream.map(all, (event) => encoder.event(event))),
+      Stream.concat(Stream.sync(() => encoder.finish())),
+      Stream.catchAll((error) =>
+        Stream.fromEffect(Effect.as(context.metrics.failure, encoder.fail(apiErrorOf(error))))
+      ),
+      Stream.filter((text) => text !== ""),
+      Stream.encodeText,
+      Stream.ensuring(Effect.suspend(() => record(context.metrics, encoder.totals)))
+    )
+    return HttpServerResponse.stream(frames, { contentType: "text/event-stream", headers: sseHeaders })
+  })
+
+const whole = (context: ChatContext, events: Stream.Stream<TurnEvent, ChatModelError>, modelId: string) =>
+  Effect.gen(function*() {
+    const builder = new CompletionBuilder()
+    yield* Stream.runForEach(events, (event) => Effect.sync(() => builder.add(event))).pipe(
+      Effect.mapError(apiErrorOf),
+      Effect.ensuring(Effect.suspend(() => record(context.metrics, builder.tally)))
+    )
+    return HttpServerResponse.unsafeJson(builder.build(newIdentity(modelId, yield* Clock.currentTimeMillis)))
+  })
+
+const serve = (context: ChatContext): Effect.Effect<HttpServerResponse.HttpServerResponse, ApiError, HttpServerRequest.HttpServerRequest | Scope.Scope> =>
+  Effect.gen(function*() {
+    const request = yield* HttpServerRequest.HttpServerRequest
+    const call = yield* parseChatCall(yield* readJsonBody(context.limits))
+    if (call.model !== undefined && call.model !== "" && !context.servedNames.has(call.model)) {
+      return yield* notFound(`the model "${call.model}" does not exist; this server serves "${context.modelId}"`, "model_not_found")
+    }
+    const inject = yield* injection(request.headers["x-easyai-inject"], context.injectPreamble)
+    const preset = call.preset ?? (yield* context.preset.get)
+    const system = yield* systemPrompt(context, call, inject)
+    yield* context.admission.enter
+    const events = turnEvents(context, { ...call, preset }, system)
+    return call.stream ? yield* streamed(context, call, events, context.modelId) : yield* whole(context, events, context.modelId)
+  })
+
+/** The route's handler. */
+export const chatCompletions = (context: ChatContext) =>
+  serve(context).pipe(Effect.catchTag("ApiError", (error) => Effect.succeed(toResponse(error))))

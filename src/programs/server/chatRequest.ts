@@ -1,0 +1,288 @@
+/**
+ * `POST /v1/chat/completions` bodies: the Schema of what OpenAI clients
+ * send, and its translation into the conversation, tools and shapers the
+ * model runs with. Fields the server does not use are ignored, as OpenAI
+ * servers do; fields it uses are checked, and a bad one is a 400 naming it.
+ *
+ * Decisions a client can observe:
+ * - `system` and `developer` messages: the last one is the system prompt
+ *   that reaches the model (earlier ones are dropped); none → the server's.
+ * - Penalties in the body are ignored: they are operator-tuned guardrails.
+ * - An inline preset prefix in the last user message ("creative 0.9 …")
+ *   is peeled off and applied; body sampling fields still win over it.
+ *
+ * @module
+ */
+import { Either, Option, ParseResult, Schema } from "effect"
+import { AssistantMessage, type ChatMessage, ToolMessage, UserMessage } from "../../domain/Message.js"
+import { parsePresetPrefix, type PresetName, type SamplingOverrides } from "../../domain/Sampling.js"
+import { isValidName } from "../../domain/Tool.js"
+import { ToolCall, ToolSpec } from "../../domain/ToolCall.js"
+import type { ToolChoice } from "../../services/ChatModel.js"
+import { type ApiError, badRequest } from "./ApiError.js"
+
+const optionalNullable = <S extends Schema.Schema.Any>(schema: S) => Schema.optional(Schema.NullOr(schema))
+
+const ContentPart = Schema.Struct({ type: Schema.String, text: Schema.optional(Schema.String) })
+const Content = Schema.NullOr(Schema.Union(Schema.String, Schema.Array(ContentPart)))
+
+const WireToolCall = Schema.Struct({
+  id: Schema.String,
+  type: Schema.optional(Schema.Literal("function")),
+  function: Schema.Struct({
+    name: Schema.String,
+    /** A JSON string per the spec; some clients send the object. */
+    arguments: Schema.optional(Schema.Unknown)
+  })
+})
+
+const WireMessage = Schema.Struct({
+  role: Schema.Literal("system", "developer", "user", "assistant", "tool"),
+  content: Schema.optional(Content),
+  name: optionalNullable(Schema.String),
+  tool_calls: optionalNullable(Schema.Array(WireToolCall)),
+  tool_call_id: optionalNullable(Schema.String),
+  reasoning_content: optionalNullable(Schema.String)
+})
+type WireMessage = typeof WireMessage.Type
+
+const WireTool = Schema.Struct({
+  type: Schema.Literal("function"),
+  function: Schema.Struct({
+    name: Schema.String,
+    description: optionalNullable(Schema.String),
+    parameters: optionalNullable(Schema.Record({ key: Schema.String, value: Schema.Unknown }))
+  })
+})
+
+const WireToolChoice = Schema.Union(
+  Schema.Literal("auto", "none", "required"),
+  Schema.Struct({ type: Schema.Literal("function"), function: Schema.Struct({ name: Schema.String }) })
+)
+
+const Stop = Schema.Union(Schema.String, Schema.Array(Schema.String))
+
+/** The body of `POST /v1/chat/completions`, as far as the server reads it. */
+export const ChatCompletionBody = Schema.Struct({
+  model: optionalNullable(Schema.String),
+  messages: Schema.Array(WireMessage).pipe(Schema.minItems(1, { message: () => "messages must not be empty" })),
+  tools: optionalNullable(Schema.Array(WireTool)),
+  tool_choice: optionalNullable(WireToolChoice),
+  stream: optionalNullable(Schema.Boolean),
+  stream_options: optionalNullable(Schema.Struct({
+    include_usage: optionalNullable(Schema.Boolean),
+    /** easyai: send the `easyai.*` SSE events (default true). */
+    easyai_events: optionalNullable(Schema.Boolean),
+    /** easyai: send `easyai.prompt_progress` events (default true). */
+    easyai_prompt_progress: optionalNullable(Schema.Boolean),
+    /** easyai: put a one-line tool indicator in the content stream (default true). */
+    easyai_tool_indicators: optionalNullable(Schema.Boolean)
+  })),
+  temperature: optionalNullable(Schema.Number.pipe(Schema.between(0, 5))),
+  top_p: optionalNullable(Schema.Number.pipe(Schema.between(0, 1))),
+  top_k: optionalNullable(Schema.Int.pipe(Schema.nonNegative())),
+  min_p: optionalNullable(Schema.Number.pipe(Schema.between(0, 1))),
+  max_tokens: optionalNullable(Schema.Int.pipe(Schema.positive())),
+  max_completion_tokens: optionalNullable(Schema.Int.pipe(Schema.positive())),
+  stop: optionalNullable(Stop),
+  n: optionalNullable(Schema.Literal(1))
+})
+/** The body of `POST /v1/chat/completions`. */
+export type ChatCompletionBody = typeof ChatCompletionBody.Type
+
+/** What the client asked to see in a stream. */
+export interface StreamOptions {
+  readonly includeUsage: boolean
+  readonly events: boolean
+  readonly promptProgress: boolean
+  readonly toolIndicators: boolean
+}
+
+/** A chat request, translated. */
+export interface ChatCall {
+  readonly model: string | undefined
+  /** The client's system prompt, when it sent one. */
+  readonly system: string | undefined
+  /** The conversation without system messages. */
+  readonly messages: ReadonlyArray<ChatMessage>
+  /** The client's own tools: when present the model runs one pass and the calls go back to the client. */
+  readonly clientTools: ReadonlyArray<ToolSpec> | undefined
+  readonly toolChoice: ToolChoice | undefined
+  /** The preset of an inline prefix, when the last user message had one. */
+  readonly preset: PresetName | undefined
+  /** Shaper overrides: the prefix's temperature, then the body's fields. */
+  readonly sampling: SamplingOverrides
+  readonly maxTokens: number | undefined
+  readonly stop: ReadonlyArray<string> | undefined
+  readonly stream: boolean
+  readonly streamOptions: StreamOptions
+}
+
+const decodeBody = Schema.decodeUnknownEither(ChatCompletionBody)
+
+/** The first problem of a decode failure as `path: message`, and the path. */
+const firstIssue = (error: ParseResult.ParseError): { readonly text: string; readonly path: string } => {
+  const [issue] = ParseResult.ArrayFormatter.formatErrorSync(error)
+  if (issue === undefined) return { text: error.message, path: "" }
+  const path = issue.path.map((part, index) => (typeof part === "number" ? `[${part}]` : `${index === 0 ? "" : "."}${String(part)}`)).join("")
+  return { text: path === "" ? issue.message : `${path}: ${issue.message}`, path }
+}
+
+const textOf = (content: WireMessage["content"], where: string): Either.Either<string, ApiError> => {
+  if (content === undefined || content === null) return Either.right("")
+  if (typeof content === "string") return Either.right(content)
+  const texts: Array<string> = []
+  for (const [index, part] of content.entries()) {
+    if (part.type !== "text" || part.text === undefined) {
+      return Either.left(badRequest(`${where}.content[${index}]: only text parts are supported (got "${part.type}")`, `${where}.content`))
+    }
+    texts.push(part.text)
+  }
+  return Either.right(texts.join("\n"))
+}
+
+const argumentsText = (value: unknown): string =>
+  value === undefined || value === null ? "{}" : typeof value === "string" ? value : JSON.stringify(value)
+
+const translateMessages = (wire: ReadonlyArray<WireMessage>) =>
+  Either.gen(function*() {
+    let system: string | undefined
+    const messages: Array<ChatMessage> = []
+    const toolNames = new Map<string, string>()
+    for (const [index, message] of wire.entries()) {
+      const where = `messages[${index}]`
+      const text = yield* textOf(message.content, where)
+      switch (message.role) {
+        case "system":
+        case "developer":
+          system = text
+          break
+        case "user":
+          messages.push(new UserMessage({ content: text }))
+          break
+        case "assistant": {
+          const calls = (message.tool_calls ?? []).map((call) =>
+            new ToolCall({ id: call.id, name: call.function.name, arguments: argumentsText(call.function.arguments) })
+          )
+          for (const call of calls) toolNames.set(call.id, call.name)
+          const reasoning = message.reasoning_content ?? undefined
+          messages.push(new AssistantMessage({ content: text, toolCalls: calls, ...(reasoning === undefined ? {} : { reasoning }) }))
+          break
+        }
+        case "tool": {
+          const id = message.tool_call_id ?? undefined
+          if (id === undefined || id === "") {
+            return yield* Either.left(badRequest(`${where}: a tool message needs tool_call_id`, `${where}.tool_call_id`))
+          }
+          messages.push(new ToolMessage({ toolCallId: id, name: toolNames.get(id) ?? message.name ?? "", content: text }))
+          break
+        }
+      }
+    }
+    if (messages.length === 0) {
+      return yield* Either.left(badRequest("messages holds only system messages; add a user message", "messages"))
+    }
+    return { system, messages }
+  })
+
+const translateTools = (wire: ReadonlyArray<typeof WireTool.Type>) =>
+  Either.gen(function*() {
+    const specs: Array<ToolSpec> = []
+    const seen = new Set<string>()
+    for (const [index, tool] of wire.entries()) {
+      const where = `tools[${index}].function`
+      const { name } = tool.function
+      if (!isValidName(name)) {
+        return yield* Either.left(
+          badRequest(`${where}.name: "${name.slice(0, 80)}" is not a valid function name (1–64 of a-z A-Z 0-9 _ -)`, `${where}.name`)
+        )
+      }
+      if (seen.has(name)) return yield* Either.left(badRequest(`${where}.name: "${name}" is declared twice`, `${where}.name`))
+      seen.add(name)
+      const parameters = tool.function.parameters ?? { type: "object", properties: {} }
+      const type = parameters["type"]
+      if (type !== undefined && type !== "object") {
+        return yield* Either.left(
+          badRequest(`${where}.parameters: the parameters schema must describe an object (got type ${JSON.stringify(type)})`, `${where}.parameters`)
+        )
+      }
+      const properties = parameters["properties"]
+      if (properties !== undefined && (typeof properties !== "object" || properties === null || Array.isArray(properties))) {
+        return yield* Either.left(badRequest(`${where}.parameters.properties must be an object`, `${where}.parameters`))
+      }
+      const description = tool.function.description ?? ""
+      specs.push(new ToolSpec({ name, description, shortDescription: description, parameters }))
+    }
+    return specs
+  })
+
+const translateToolChoice = (
+  choice: ChatCompletionBody["tool_choice"],
+  tools: ReadonlyArray<ToolSpec> | undefined
+): Either.Either<ToolChoice | undefined, ApiError> => {
+  if (choice === undefined || choice === null) return Either.right(undefined)
+  if (typeof choice === "string") return Either.right(choice)
+  const name = choice.function.name
+  if (tools === undefined || !tools.some((tool) => tool.name === name)) {
+    return Either.left(badRequest(`tool_choice names "${name}", which is not among the request's tools`, "tool_choice"))
+  }
+  return Either.right({ name })
+}
+
+/** Peels an inline preset prefix off the last message when it is the user's. */
+const peelPreset = (messages: ReadonlyArray<ChatMessage>) => {
+  const last = messages.at(-1)
+  if (last?._tag !== "UserMessage") return { messages, prefix: Option.none() }
+  const prefix = parsePresetPrefix(last.content).pipe(Option.filter((parsed) => parsed.text.trim() !== ""))
+  if (Option.isNone(prefix)) return { messages, prefix }
+  return { messages: [...messages.slice(0, -1), new UserMessage({ content: prefix.value.text })], prefix }
+}
+
+const put = <K extends keyof SamplingOverrides>(
+  target: { -readonly [P in keyof SamplingOverrides]?: SamplingOverrides[P] },
+  key: K,
+  value: SamplingOverrides[K] | null | undefined
+): void => {
+  if (value !== undefined && value !== null) target[key] = value
+}
+
+/** Translates a parsed JSON body, or says what is wrong with it (400). */
+export const parseChatCall = (json: unknown): Either.Either<ChatCall, ApiError> =>
+  Either.gen(function*() {
+    const body = yield* Either.mapLeft(decodeBody(json, { errors: "first" }), (error) => {
+      const issue = firstIssue(error)
+      return badRequest(`invalid request: ${issue.text}`, issue.path === "" ? undefined : issue.path)
+    })
+    const translated = yield* translateMessages(body.messages)
+    const clientTools = body.tools === undefined || body.tools === null || body.tools.length === 0
+      ? undefined
+      : yield* translateTools(body.tools)
+    const toolChoice = yield* translateToolChoice(body.tool_choice, clientTools)
+    const peeled = peelPreset(translated.messages)
+    const sampling: { -readonly [P in keyof SamplingOverrides]?: SamplingOverrides[P] } = {}
+    if (Option.isSome(peeled.prefix)) put(sampling, "temperature", Option.getOrUndefined(peeled.prefix.value.temperature))
+    put(sampling, "temperature", body.temperature)
+    put(sampling, "topP", body.top_p)
+    put(sampling, "topK", body.top_k)
+    put(sampling, "minP", body.min_p)
+    const options = body.stream_options ?? undefined
+    const stop = body.stop ?? undefined
+    return {
+      model: body.model ?? undefined,
+      system: translated.system,
+      messages: peeled.messages,
+      clientTools,
+      toolChoice,
+      preset: Option.isSome(peeled.prefix) ? peeled.prefix.value.preset : undefined,
+      sampling,
+      maxTokens: body.max_completion_tokens ?? body.max_tokens ?? undefined,
+      stop: stop === undefined ? undefined : typeof stop === "string" ? [stop] : stop,
+      stream: body.stream ?? false,
+      streamOptions: {
+        includeUsage: options?.include_usage ?? false,
+        events: options?.easyai_events ?? true,
+        promptProgress: options?.easyai_prompt_progress ?? true,
+        toolIndicators: options?.easyai_tool_indicators ?? true
+      }
+    }
+  })

@@ -1,0 +1,83 @@
+/**
+ * Reading a JSON request body safely: the size is capped while the bytes
+ * arrive (a declared `Content-Length` over the cap is refused before any is
+ * read), and the nesting depth is checked on the raw text before anything
+ * is built from it, so a 100 000-deep array costs one linear scan, not a
+ * deep object graph and a recursive decoder walking it.
+ *
+ * @module
+ */
+import { HttpServerRequest } from "@effect/platform"
+import { Chunk, Effect, Stream } from "effect"
+import { type ApiError, badRequest, payloadTooLarge } from "./ApiError.js"
+
+/** The limits a body is read under. */
+export interface BodyLimits {
+  /** The largest body accepted, in bytes. */
+  readonly maxBytes: number
+  /** The deepest nesting of arrays and objects accepted. */
+  readonly maxDepth: number
+}
+
+/** The default limits: 8 MiB, 256 levels. */
+export const defaultBodyLimits: BodyLimits = { maxBytes: 8 * 1024 * 1024, maxDepth: 256 }
+
+/**
+ * The deepest nesting of `[`/`{` in a JSON text, stopping as soon as it
+ * exceeds `limit`. Brackets inside strings do not count. The scan does not
+ * validate the JSON: `JSON.parse` does that afterwards.
+ */
+export const nestingExceeds = (text: string, limit: number): boolean => {
+  let depth = 0
+  let inString = false
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i)
+    if (inString) {
+      if (code === 0x5c) i++ // backslash: skip the escaped character
+      else if (code === 0x22) inString = false
+    } else if (code === 0x22) {
+      inString = true
+    } else if (code === 0x5b || code === 0x7b) {
+      if (++depth > limit) return true
+    } else if (code === 0x5d || code === 0x7d) {
+      depth--
+    }
+  }
+  return false
+}
+
+/** The body's bytes, failing with 413 as soon as they pass `maxBytes`. */
+const boundedBytes = (request: HttpServerRequest.HttpServerRequest, maxBytes: number) =>
+  Effect.gen(function*() {
+    const declared = Number(request.headers["content-length"] ?? Number.NaN)
+    if (Number.isFinite(declared) && declared > maxBytes) return yield* payloadTooLarge(maxBytes)
+    let received = 0
+    const chunks = yield* request.stream.pipe(
+      Stream.mapError(() => badRequest("the request body could not be read")),
+      Stream.mapEffect((chunk) => {
+        received += chunk.length
+        return received > maxBytes ? payloadTooLarge(maxBytes) : Effect.succeed(chunk)
+      }),
+      Stream.runCollect
+    )
+    return Buffer.concat(Chunk.toReadonlyArray(chunks))
+  })
+
+/**
+ * The request's body as parsed JSON, within `limits`: 413 past the size
+ * cap, 400 for an empty body, nesting past the depth cap, or text that is
+ * not JSON.
+ */
+export const readJsonBody = (limits: BodyLimits): Effect.Effect<unknown, ApiError, HttpServerRequest.HttpServerRequest> =>
+  Effect.gen(function*() {
+    const request = yield* HttpServerRequest.HttpServerRequest
+    const text = (yield* boundedBytes(request, limits.maxBytes)).toString("utf8")
+    if (text.trim() === "") return yield* badRequest("the request body is empty; send a JSON object")
+    if (nestingExceeds(text, limits.maxDepth)) {
+      return yield* badRequest(`the request body nests deeper than ${limits.maxDepth} levels`)
+    }
+    return yield* Effect.try({
+      try: (): unknown => JSON.parse(text),
+      catch: (error) => badRequest(`the request body is not valid JSON: ${error instanceof Error ? error.message : String(error)}`)
+    })
+  })
