@@ -92,3 +92,10 @@ export { webTools } from "./layers/tools/web/webTools.js"
 export { agentsFileName, loadAgentsFile } from "./layers/workspace/agentsFile.js"
 export { loadSkills, type SkillsLoad } from "./layers/workspace/skills.js"
 export { toolLookup } from "./layers/tools/toolLookup.js"
+
+// Programs' library surface: the HTTP server as a value and as a Layer.
+export { ApiError } from "./programs/server/ApiError.js"
+export * as ServerApp from "./programs/server/ServerApp.js"
+export * as ServerLive from "./programs/server/ServerLive.js"
+export type { ListenOptions, ServerOptions } from "./programs/server/ServerOptions.js"
+export type { CorsPolicy } from "./programs/server/security.js"
