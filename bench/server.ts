@@ -1,0 +1,436 @@
+/**
+ * The HTTP server against the model it serves, side by side in one process
+ * and one run: the same loaded model, the same prompts, system prompt and
+ * greedy sampling, called directly (`ChatModel.stream`) and through
+ * `POST /v1/chat/completions` on `ServerLive.layer`.
+ *
+ *   npx tsx bench/server.ts <model.gguf> [--threads=1] [--rounds=3] [--tokens=64]
+ *                           [--health=2000] [--completions=300] [--fa=off|on|auto]
+ *
+ * Figures (medians over the rounds, after one warm-up; direct and server alternate who goes first):
+ * - streaming: 1, 4 and 8 concurrent callers, each a greedy answer of at most
+ *   `--tokens` tokens — aggregate tokens/second (completion tokens from the
+ *   `Usage` event directly, from `timings.predicted_n` over HTTP) and the
+ *   median time to first token (first `TextDelta` / first content delta).
+ * - load: 64 connections (an undici `Agent`) sending a fixed number of cheap
+ *   requests — `GET /health` (next to a bare `node:http` server answering the
+ *   same body) and non-streaming 1-token completions (next to 64 direct
+ *   1-token `ChatModel.stream` callers): requests/second, p50 and p99 latency.
+ *
+ * The model is loaded once with 8 sequences and shared by both sides. The
+ * client runs in the same process as the server (and so shares its main
+ * thread), which the figures include.
+ *
+ * Progress lines start with "# "; the last line is one JSON object.
+ */
+import { HttpServer } from "@effect/platform"
+import { NodeRuntime } from "@effect/platform-node"
+import { Context, Effect, Layer, Stream } from "effect"
+import { createServer } from "node:http"
+import { Agent, fetch, request as undiciRequest } from "undici"
+import {
+  ChatModel,
+  type ChatModelService,
+  type ChatRequest,
+  LocalChatModel,
+  Penalties,
+  presets,
+  ServerLive,
+  SystemMessage,
+  UserMessage
+} from "../src/index.js"
+
+// ---------- options ----------
+const args = process.argv.slice(2)
+const option = (name: string, fallback: string): string =>
+  args.find((arg) => arg.startsWith(`--${name}=`))?.slice(name.length + 3) ?? fallback
+const modelPath = args.find((arg) => !arg.startsWith("--"))
+if (modelPath === undefined) {
+  console.error(
+    "usage: npx tsx bench/server.ts <model.gguf> [--threads=1] [--rounds=3] [--tokens=64] [--health=2000] [--completions=300] [--fa=off|on|auto]"
+  )
+  process.exit(2)
+}
+const threads = Number(option("threads", "1"))
+const rounds = Math.max(1, Number(option("rounds", "3")))
+const maxTokens = Math.max(1, Number(option("tokens", "64")))
+const healthRequests = Math.max(1, Number(option("health", "2000")))
+const completionRequests = Math.max(1, Number(option("completions", "300")))
+const fa = option("fa", "off")
+const flashAttention = fa === "on" ? true : fa === "auto" ? "auto" as const : false
+
+// ---------- constants ----------
+const SEQUENCES = 8
+/** Per sequence: node-llama-cpp 3.22 gives each sequence its own `contextSize` cells (the KV cache holds contextSize × sequences). */
+const contextSize = 512
+const batchSize = 512
+const CONCURRENCY = [1, 4, 8] as const
+const CONNECTIONS = 64
+const SYSTEM_PROMPT = "You are a storyteller."
+const PROMPTS = [
+  "Once upon a time, there was a little girl named Lily. Tell me a story about her and her dog.",
+  "Tom had a big red ball. Tell me what happened when he took it to the park.",
+  "There was a small bird who could not fly. Tell me how she learned.",
+  "Sue and Ben found a box in the garden. Tell me what was inside.",
+  "A little cat lived in a big house. Tell me about her best friend.",
+  "Max wanted to build a tall tower. Tell me what he used.",
+  "The sun was hot and the children went to the lake. Tell me what they saw.",
+  "Anna lost her blue hat on a windy day. Tell me how she found it."
+]
+const greedy = { temperature: 0, top_k: 1, top_p: 1, min_p: 0 }
+
+// ---------- helpers ----------
+const log = (...parts: ReadonlyArray<unknown>) => console.log("#", ...parts)
+const median = (values: ReadonlyArray<number>): number => {
+  const sorted = [...values].filter(Number.isFinite).sort((a, b) => a - b)
+  if (sorted.length === 0) return Number.NaN
+  const middle = sorted.length >> 1
+  return sorted.length % 2 === 1 ? sorted[middle]! : ((sorted[middle - 1]! + sorted[middle]!) / 2)
+}
+/** Nearest-rank percentile. */
+const percentile = (values: ReadonlyArray<number>, q: number): number => {
+  const sorted = [...values].sort((a, b) => a - b)
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))] ?? Number.NaN
+}
+const round2 = (n: number) => Math.round(n * 100) / 100
+const sum = (values: ReadonlyArray<number>) => values.reduce((a, b) => a + b, 0)
+/** A field of a parsed JSON value, when it is an object that has it. */
+const field = (value: unknown, key: string): unknown =>
+  typeof value === "object" && value !== null && key in value ? Reflect.get(value, key) : undefined
+
+// Every request gets its own number (same width on both sides), so neither side finds the other's prompt in the KV cache.
+let requestCounter = 1000
+const nextPrompt = (k: number) => `Request ${requestCounter++}. ${PROMPTS[k % PROMPTS.length]!}`
+
+interface Run {
+  readonly ttftMs: number
+  readonly totalMs: number
+  readonly tokens: number
+}
+interface Burst {
+  readonly tokPerSec: number
+  readonly ttftMs: number
+  readonly tokensPerRequest: number
+}
+const burst = (runs: ReadonlyArray<Run>, wallMs: number): Burst => ({
+  tokPerSec: sum(runs.map((run) => run.tokens)) / (wallMs / 1000),
+  ttftMs: median(runs.map((run) => run.ttftMs)),
+  tokensPerRequest: sum(runs.map((run) => run.tokens)) / runs.length
+})
+
+// ---------- direct: ChatModel.stream ----------
+const directRequest = (text: string, tokens: number): ChatRequest => ({
+  messages: [new SystemMessage({ content: SYSTEM_PROMPT }), new UserMessage({ content: text })],
+  tools: [],
+  sampling: presets.deterministic,
+  maxTokens: tokens
+})
+
+const directCall = (model: ChatModelService, text: string, tokens: number) =>
+  Effect.gen(function*() {
+    const start = performance.now()
+    let first: number | undefined
+    let completion = 0
+    yield* Stream.runForEach(model.stream(directRequest(text, tokens)), (event) =>
+      Effect.sync(() => {
+        if (event._tag === "TextDelta") first ??= performance.now()
+        if (event._tag === "Usage") completion = event.completionTokens
+      }))
+    const end = performance.now()
+    return { ttftMs: (first ?? end) - start, totalMs: end - start, tokens: completion } satisfies Run
+  })
+
+// ---------- server: POST /v1/chat/completions over undici ----------
+const agent = new Agent({ connections: CONNECTIONS })
+const chatHeaders = { "content-type": "application/json", "x-easyai-inject": "off" }
+const chatBody = (text: string, tokens: number, stream: boolean) =>
+  JSON.stringify({
+    messages: [{ role: "system", content: SYSTEM_PROMPT }, { role: "user", content: text }],
+    stream,
+    max_tokens: tokens,
+    ...greedy
+  })
+
+/** One streamed completion: time to the first content delta, tokens from the final `timings.predicted_n`. */
+const serverCall = async (base: string, text: string, tokens: number): Promise<Run> => {
+  const start = performance.now()
+  const response = await fetch(`${base}/v1/chat/completions`, {
+    method: "POST",
+    dispatcher: agent,
+    headers: chatHeaders,
+    body: chatBody(text, tokens, true)
+  })
+  if (!response.ok || response.body === null) throw new Error(`HTTP ${response.status}: ${await response.text()}`)
+  let first: number | undefined
+  let completion = 0
+  let buffer = ""
+  const decoder = new TextDecoder()
+  const onData = (data: string) => {
+    if (data === "[DONE]") return
+    const chunk: unknown = JSON.parse(data)
+    const error = field(chunk, "error")
+    if (error !== undefined) throw new Error(`stream error: ${JSON.stringify(error)}`)
+    const choice = field(field(chunk, "choices"), "0")
+    const content = field(field(choice, "delta"), "content")
+    if (typeof content === "string" && content !== "") first ??= performance.now()
+    const predicted = field(field(chunk, "timings"), "predicted_n")
+    if (typeof predicted === "number") completion = predicted
+  }
+  for await (const bytes of response.body) {
+    buffer += decoder.decode(bytes, { stream: true })
+    let end = buffer.indexOf("\n\n")
+    while (end >= 0) {
+      for (const line of buffer.slice(0, end).split("\n")) {
+        if (line.startsWith("data: ")) onData(line.slice(6))
+      }
+      buffer = buffer.slice(end + 2)
+      end = buffer.indexOf("\n\n")
+    }
+  }
+  const endTime = performance.now()
+  return { ttftMs: (first ?? endTime) - start, totalMs: endTime - start, tokens: completion }
+}
+
+// ---------- load: a fixed number of requests over 64 connections ----------
+interface LoadRun {
+  readonly rps: number
+  readonly p50Ms: number
+  readonly p99Ms: number
+  readonly failures: number
+}
+/** `total` calls of `send` from `workers` concurrent loops; `send` answers whether the call succeeded. */
+const loadTest = async (total: number, workers: number, send: () => Promise<boolean>): Promise<LoadRun> => {
+  const latencies: Array<number> = []
+  let issued = 0
+  let failures = 0
+  const start = performance.now()
+  const worker = async () => {
+    while (issued < total) {
+      issued++
+      const sent = performance.now()
+      const ok = await send().catch(() => false)
+      latencies.push(performance.now() - sent)
+      if (!ok) failures++
+    }
+  }
+  await Promise.all(Array.from({ length: Math.min(workers, total) }, worker))
+  const wall = performance.now() - start
+  return { rps: total / (wall / 1000), p50Ms: percentile(latencies, 0.5), p99Ms: percentile(latencies, 0.99), failures }
+}
+const httpGet = async (url: string): Promise<boolean> => {
+  const { statusCode, body } = await undiciRequest(url, { dispatcher: agent })
+  await body.text()
+  return statusCode === 200
+}
+const httpCompletion = async (base: string, text: string): Promise<boolean> => {
+  const { statusCode, body } = await undiciRequest(`${base}/v1/chat/completions`, {
+    method: "POST",
+    dispatcher: agent,
+    headers: chatHeaders,
+    body: chatBody(text, 1, false)
+  })
+  await body.text()
+  return statusCode === 200
+}
+const summarizeLoad = (runs: ReadonlyArray<LoadRun>) => ({
+  rps: round2(median(runs.map((run) => run.rps))),
+  p50Ms: round2(median(runs.map((run) => run.p50Ms))),
+  p99Ms: round2(median(runs.map((run) => run.p99Ms))),
+  failures: sum(runs.map((run) => run.failures))
+})
+
+/** A bare `node:http` server answering every request with `body`: the floor for `/health`. */
+const bareServer = (body: string) =>
+  Effect.acquireRelease(
+    Effect.async<ReturnType<typeof createServer>>((resume) => {
+      const node = createServer((_, response) => {
+        response.writeHead(200, { "content-type": "application/json", "content-length": Buffer.byteLength(body) })
+        response.end(body)
+      })
+      node.listen(0, "127.0.0.1", () => resume(Effect.succeed(node)))
+    }),
+    (node) =>
+      Effect.async<void>((resume) => {
+        node.closeAllConnections()
+        node.close(() => resume(Effect.void))
+      })
+  )
+
+// ---------- the run ----------
+const pad = (value: string | number, width: number) => String(value).padStart(width)
+
+const program = Effect.gen(function*() {
+  log(
+    `model ${modelPath}, threads ${threads}, flash attention ${String(flashAttention)}, rounds ${rounds}, ` +
+      `max tokens ${maxTokens}, sequences ${SEQUENCES}, context ${contextSize} per sequence`
+  )
+  // One model for both sides: the server gets the same ChatModel service the direct calls use.
+  const modelContext = yield* Layer.build(LocalChatModel.layerFrom({
+    modelPath,
+    threads,
+    gpuLayers: 0,
+    contextSize,
+    batchSize,
+    flashAttention,
+    sequences: SEQUENCES,
+    penalties: new Penalties({ repeatPenalty: 1, frequencyPenalty: 0, presencePenalty: 0 })
+  }))
+  const model = Context.get(modelContext, ChatModel)
+  const serverContext = yield* Layer.build(ServerLive.layer({
+    model: Layer.succeed(ChatModel, model),
+    session: { withDefaultTools: false },
+    // queueLimit: the load test keeps 64 requests in flight; with the default 16 most would get an immediate 503.
+    server: { parallel: SEQUENCES, injectPreamble: false, queueLimit: CONNECTIONS },
+    listen: { port: 0 }
+  }))
+  const address = Context.get(serverContext, HttpServer.HttpServer).address
+  if (address._tag !== "TcpAddress") return yield* Effect.dieMessage("the server is not on a TCP socket")
+  const base = `http://127.0.0.1:${address.port}`
+  // Added after the server, so it runs before the server's finalizer: no keep-alive connection holds the close.
+  yield* Effect.addFinalizer(() => Effect.promise(() => agent.close()))
+  log(`server on ${base}`)
+
+  // ----- streaming: direct vs server at 1, 4, 8 concurrent callers -----
+  const directBurst = (n: number) =>
+    Effect.gen(function*() {
+      const texts = Array.from({ length: n }, (_, k) => nextPrompt(k))
+      const start = performance.now()
+      const runs = yield* Effect.forEach(texts, (text) => directCall(model, text, maxTokens), { concurrency: "unbounded" })
+      return burst(runs, performance.now() - start)
+    })
+  const serverBurst = (n: number) =>
+    Effect.promise(async () => {
+      const texts = Array.from({ length: n }, (_, k) => nextPrompt(k))
+      const start = performance.now()
+      const runs = await Promise.all(texts.map((text) => serverCall(base, text, maxTokens)))
+      return burst(runs, performance.now() - start)
+    })
+  const streaming = new Map<number, { direct: Array<Burst>; server: Array<Burst> }>(
+    CONCURRENCY.map((n) => [n, { direct: [], server: [] }])
+  )
+  for (let r = -1; r < rounds; r++) {
+    for (const n of CONCURRENCY) {
+      // Alternate who goes first, so drift on a shared machine favours neither.
+      const [direct, server] = r % 2 === 0
+        ? yield* Effect.all([directBurst(n), serverBurst(n)])
+        : yield* Effect.map(Effect.all([serverBurst(n), directBurst(n)]), ([s, d]) => [d, s] as const)
+      if (r >= 0) {
+        streaming.get(n)!.direct.push(direct)
+        streaming.get(n)!.server.push(server)
+      }
+      log(
+        `${r < 0 ? "warm-up" : `round ${r + 1}`} x${n}: direct ${round2(direct.tokPerSec)} tok/s ttft ${round2(direct.ttftMs)} ms, ` +
+          `server ${round2(server.tokPerSec)} tok/s ttft ${round2(server.ttftMs)} ms`
+      )
+    }
+  }
+  const streamRows = CONCURRENCY.map((n) => {
+    const { direct, server } = streaming.get(n)!
+    return {
+      concurrency: n,
+      directTokPerSec: round2(median(direct.map((b) => b.tokPerSec))),
+      serverTokPerSec: round2(median(server.map((b) => b.tokPerSec))),
+      // Paired: each round's server figure over the direct figure measured next to it.
+      ratio: round2(median(server.map((b, i) => b.tokPerSec / direct[i]!.tokPerSec))),
+      directTtftMs: round2(median(direct.map((b) => b.ttftMs))),
+      serverTtftMs: round2(median(server.map((b) => b.ttftMs))),
+      ttftOverheadMs: round2(median(server.map((b, i) => b.ttftMs - direct[i]!.ttftMs))),
+      directTokensPerRequest: round2(median(direct.map((b) => b.tokensPerRequest))),
+      serverTokensPerRequest: round2(median(server.map((b) => b.tokensPerRequest)))
+    }
+  })
+
+  // ----- load: cheap requests over 64 connections -----
+  const healthBody = yield* Effect.promise(async () => {
+    const { body } = await undiciRequest(`${base}/health`, { dispatcher: agent })
+    return body.text()
+  })
+  const bare = yield* bareServer(healthBody)
+  const bareAddress = bare.address()
+  if (bareAddress === null || typeof bareAddress === "string") return yield* Effect.dieMessage("the bare server is not on a TCP socket")
+  const bareUrl = `http://127.0.0.1:${bareAddress.port}/health`
+  const healthRuns: Array<LoadRun> = []
+  const bareRuns: Array<LoadRun> = []
+  const completionRuns: Array<LoadRun> = []
+  const directOneRuns: Array<LoadRun> = []
+  const directOne = () =>
+    Effect.runPromise(directCall(model, nextPrompt(requestCounter), 1).pipe(Effect.as(true), Effect.orElseSucceed(() => false)))
+  const serverOne = () => httpCompletion(base, nextPrompt(requestCounter))
+  for (let r = -1; r < rounds; r++) {
+    const warm = r < 0
+    const health = warm ? Math.min(200, healthRequests) : healthRequests
+    const completions = warm ? Math.min(CONNECTIONS, completionRequests) : completionRequests
+    const baselineFirst = r % 2 === 0
+    const h1 = yield* Effect.promise(() => loadTest(health, CONNECTIONS, () => httpGet(baselineFirst ? bareUrl : `${base}/health`)))
+    const h2 = yield* Effect.promise(() => loadTest(health, CONNECTIONS, () => httpGet(baselineFirst ? `${base}/health` : bareUrl)))
+    const [bareRun, healthRun] = baselineFirst ? [h1, h2] : [h2, h1]
+    const c1 = yield* Effect.promise(() =>
+      loadTest(completions, CONNECTIONS, baselineFirst ? directOne : serverOne)
+    )
+    const c2 = yield* Effect.promise(() =>
+      loadTest(completions, CONNECTIONS, baselineFirst ? serverOne : directOne)
+    )
+    const [directRun, completionRun] = baselineFirst ? [c1, c2] : [c2, c1]
+    if (!warm) {
+      healthRuns.push(healthRun)
+      bareRuns.push(bareRun)
+      completionRuns.push(completionRun)
+      directOneRuns.push(directRun)
+    }
+    log(
+      `${warm ? "warm-up" : `round ${r + 1}`} load: /health ${round2(healthRun.rps)} req/s (bare ${round2(bareRun.rps)}), ` +
+        `1-token completions ${round2(completionRun.rps)} req/s (direct ${round2(directRun.rps)})`
+    )
+  }
+  const load = {
+    health: summarizeLoad(healthRuns),
+    bareHealth: summarizeLoad(bareRuns),
+    completion: summarizeLoad(completionRuns),
+    directCompletion: summarizeLoad(directOneRuns),
+    healthOverBare: round2(median(healthRuns.map((run, i) => run.rps / bareRuns[i]!.rps))),
+    completionOverDirect: round2(median(completionRuns.map((run, i) => run.rps / directOneRuns[i]!.rps)))
+  }
+
+  // ----- tables -----
+  console.log("")
+  console.log(`streaming, max_tokens ${maxTokens}, greedy (medians of ${rounds})`)
+  console.log("conc | direct tok/s | server tok/s | server÷direct | direct TTFT p50 ms | server TTFT p50 ms | TTFT overhead ms | tok/req direct/server")
+  for (const row of streamRows) {
+    console.log(
+      `${pad(row.concurrency, 4)} | ${pad(row.directTokPerSec, 12)} | ${pad(row.serverTokPerSec, 12)} | ${pad(row.ratio, 13)} | ` +
+        `${pad(row.directTtftMs, 18)} | ${pad(row.serverTtftMs, 18)} | ${pad(row.ttftOverheadMs, 16)} | ` +
+        `${row.directTokensPerRequest}/${row.serverTokensPerRequest}`
+    )
+  }
+  console.log("")
+  console.log(`load, ${CONNECTIONS} connections (medians of ${rounds})`)
+  console.log("what                                   | requests |    req/s |  p50 ms |  p99 ms | failures")
+  const loadRow = (what: string, count: number, figures: ReturnType<typeof summarizeLoad>) =>
+    console.log(
+      `${what.padEnd(38)} | ${pad(count, 8)} | ${pad(figures.rps, 8)} | ${pad(figures.p50Ms, 7)} | ${pad(figures.p99Ms, 7)} | ${figures.failures}`
+    )
+  loadRow("GET /health (easyai server)", healthRequests, load.health)
+  loadRow("GET /health (bare node:http)", healthRequests, load.bareHealth)
+  loadRow("1-token completion (server, HTTP)", completionRequests, load.completion)
+  loadRow("1-token completion (direct ChatModel)", completionRequests, load.directCompletion)
+  console.log("")
+  log(
+    `summary: server÷direct tok/s ${streamRows.map((row) => `x${row.concurrency} ${row.ratio}`).join(", ")}; ` +
+      `TTFT overhead ms ${streamRows.map((row) => `x${row.concurrency} ${row.ttftOverheadMs}`).join(", ")}; ` +
+      `/health easyai÷bare ${load.healthOverBare}; 1-token completions server÷direct ${load.completionOverDirect}`
+  )
+  console.log(JSON.stringify({
+    bench: "easyai-server",
+    model: modelPath,
+    threads,
+    flashAttention,
+    rounds,
+    maxTokens,
+    sequences: SEQUENCES,
+    contextSizePerSequence: contextSize,
+    streaming: streamRows,
+    load
+  }))
+})
+
+NodeRuntime.runMain(Effect.scoped(program))
