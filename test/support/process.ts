@@ -23,3 +23,15 @@ export const runTs = (entry: string, ...args: ReadonlyArray<string>) =>
     )
     return { stdout, stderr: Str.trim(stderr), exitCode: Number(exitCode) }
   })).pipe(Effect.provide(NodeContext.layer))
+
+/**
+ * Starts a TypeScript entry point of this project as a real child process,
+ * killed when the scope closes. Node loads tsx in-process (`--import tsx`),
+ * so signals reach the program itself rather than a wrapper around it.
+ */
+export const startTs = (entry: string, ...args: ReadonlyArray<string>) =>
+  Command.make(process.execPath, "--import", "tsx", entry, ...args).pipe(
+    Command.workingDirectory(projectRoot),
+    Command.start,
+    Effect.provide(NodeContext.layer)
+  )

@@ -47,6 +47,15 @@ export const unauthorized = (): ApiError =>
     detail: "this server needs an API key: send `Authorization: Bearer <key>`"
   })
 
+/** 403: a browser page from an origin the CORS policy does not admit tried to change something. */
+export const forbiddenOrigin = (origin: string): ApiError =>
+  new ApiError({
+    status: 403,
+    type: "permission_error",
+    code: "origin_not_allowed",
+    detail: `requests from the page at ${JSON.stringify(origin.slice(0, 200))} are not allowed by this server's CORS policy`
+  })
+
 /** 404: no such route or no such model. */
 export const notFound = (detail: string, code = "not_found"): ApiError =>
   new ApiError({ status: 404, type: "not_found_error", code, detail })

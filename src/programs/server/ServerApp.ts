@@ -25,7 +25,7 @@ import { type ChatContext, chatCompletions } from "./chatCompletions.js"
 import { defaultBodyLimits } from "./jsonBody.js"
 import * as Management from "./management.js"
 import * as Metrics from "./metrics.js"
-import { cors, defaultCorsPolicy, requireApiKey } from "./security.js"
+import { cors, defaultCorsPolicy, refuseForeignOrigins, requireApiKey } from "./security.js"
 import { defaultQueueLimit, type ServerOptions } from "./ServerOptions.js"
 
 /** The app and the state a listener needs to stop it gracefully. */
@@ -95,10 +95,13 @@ export const make = (
       startedAt: Math.floor((yield* Clock.currentTimeMillis) / 1000)
     }
 
-    const router = HttpRouter.empty.pipe(
+    // The page, the liveness probe and the scrape target stay open; everything else needs the key when one is set.
+    const open = HttpRouter.empty.pipe(
       HttpRouter.get("/", Management.index),
       HttpRouter.get("/health", Management.health(context)),
-      HttpRouter.get("/metrics", Management.metrics(context)),
+      HttpRouter.get("/metrics", Management.metrics(context))
+    )
+    const guarded = HttpRouter.empty.pipe(
       HttpRouter.get("/props", Management.props(context)),
       HttpRouter.get("/v1/models", Management.models(context)),
       HttpRouter.get("/v1/tools", Management.tools(context)),
@@ -107,17 +110,20 @@ export const make = (
       HttpRouter.get("/api/tags", Management.ollamaTags(context)),
       HttpRouter.post("/api/show", Management.ollamaShow(context))
     )
+    const router = HttpRouter.concat(
+      open,
+      options.apiKey === undefined ? guarded : HttpRouter.use(guarded, requireApiKey(options.apiKey))
+    )
 
     const routed = router.pipe(
       Effect.catchTag("RouteNotFound", (missing) =>
         Effect.succeed(toResponse(notFound(`no route for ${missing.request.method} ${new URL(missing.request.url, "http://server").pathname}`)))),
       // A defect is a bug: log it and answer like any other server error, keeping the server up.
       Effect.catchAllDefect((defect) =>
-        Effect.as(Effect.logError("request failed unexpectedly", defect), toResponse(internal("the server failed unexpectedly")))),
-      Effect.tap((response) => metrics.request(response.status))
+        Effect.as(Effect.logError("request failed unexpectedly", defect), toResponse(internal("the server failed unexpectedly"))))
     )
-    const authed = options.apiKey === undefined ? routed : requireApiKey(options.apiKey)(routed)
-    const app: HttpApp.Default = cors(corsPolicy)(authed)
+    const counted = Effect.tap(refuseForeignOrigins(corsPolicy)(routed), (response) => metrics.request(response.status))
+    const app: HttpApp.Default = cors(corsPolicy)(counted)
 
     return {
       app,

@@ -35,6 +35,11 @@ const releaseTimeout = Duration.seconds(5)
 const drain = (node: Server, admission: Admission, grace: Duration.Duration) =>
   Effect.gen(function*() {
     node.close()
+    const load = yield* admission.load
+    const running = load.active + load.queued
+    if (running > 0) {
+      yield* Effect.logInfo(`shutdown: letting ${running} running request(s) finish (grace ${Duration.format(grace)})`)
+    }
     const drained = yield* admission.idle.pipe(Effect.interruptible, Effect.timeout(grace), Effect.isSuccess)
     if (drained) return
     yield* Effect.logWarning(`shutdown: interrupting requests still running after ${Duration.format(grace)}`)

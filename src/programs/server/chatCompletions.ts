@@ -18,7 +18,7 @@
  * @module
  */
 import { HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import { Clock, Effect, Either, Option, type Ref, type Scope, Sink, Stream } from "effect"
+import { Clock, Effect, Either, Option, type Ref, type Scope, Stream } from "effect"
 import type { ChatModelError } from "../../domain/errors.js"
 import { SystemMessage } from "../../domain/Message.js"
 import { type PresetName, resolveSampling } from "../../domain/Sampling.js"
@@ -129,9 +129,17 @@ const sseHeaders = { "cache-control": "no-cache", "x-accel-buffering": "no", con
 const streamed = (context: ChatContext, call: ChatCall, events: Stream.Stream<TurnEvent, ChatModelError>, modelId: string) =>
   Effect.gen(function*() {
     const encoder = new SseEncoder(newIdentity(modelId, yield* Clock.currentTimeMillis), call.streamOptions)
-    // Wait for the first event so an early failure is still a status.
-    const [first, rest] = yield* Stream.peel(events, Sink.head()).pipe(Effect.mapError(apiErrorOf))
-    const all = Stream.concat(Stream.fromIterable(Option.toArray(first)), rest)
+    // Pull the first events before answering so an early failure is still a status. The rest
+    // is pulled from the same puller, which lives as long as the response (the request's scope).
+    const pull = yield* Stream.toPull(events)
+    const first = yield* pull.pipe(
+      Effect.map(Option.some),
+      Effect.catchAll(Option.match({ onNone: () => Effect.succeed(Option.none()), onSome: (error) => Effect.fail(apiErrorOf(error)) }))
+    )
+    const all = Option.match(first, {
+      onNone: () => Stream.empty,
+      onSome: (chunk) => Stream.concat(Stream.fromChunk(chunk), Stream.repeatEffectChunkOption(pull))
+    })
     const frames = Stream.make(encoder.start()).pipe(
       Stream.concat(Stream.map(all, (event) => encoder.event(event))),
       Stream.concat(Stream.sync(() => encoder.finish())),

@@ -8,7 +8,7 @@
  * @module
  */
 import { HttpServerRequest } from "@effect/platform"
-import { Chunk, Effect, Stream } from "effect"
+import { Effect, Stream } from "effect"
 import { type ApiError, badRequest, payloadTooLarge } from "./ApiError.js"
 
 /** The limits a body is read under. */
@@ -46,21 +46,34 @@ export const nestingExceeds = (text: string, limit: number): boolean => {
   return false
 }
 
-/** The body's bytes, failing with 413 as soon as they pass `maxBytes`. */
+/**
+ * How much of an oversized body is read and thrown away so the 413 can be
+ * written on a connection the client still reads from; past that the
+ * connection is cut instead.
+ */
+const drainAllowance = (maxBytes: number): number => Math.max(maxBytes, 16 * 1024 * 1024)
+
+/**
+ * The body's bytes, or 413 when they pass `maxBytes`. A declared length
+ * over the cap is refused before any byte is read; an undeclared
+ * (chunked) one is kept up to the cap and drained past it.
+ */
 const boundedBytes = (request: HttpServerRequest.HttpServerRequest, maxBytes: number) =>
   Effect.gen(function*() {
     const declared = Number(request.headers["content-length"] ?? Number.NaN)
     if (Number.isFinite(declared) && declared > maxBytes) return yield* payloadTooLarge(maxBytes)
+    const kept: Array<Uint8Array> = []
     let received = 0
-    const chunks = yield* request.stream.pipe(
+    yield* request.stream.pipe(
       Stream.mapError(() => badRequest("the request body could not be read")),
-      Stream.mapEffect((chunk) => {
+      Stream.runForEach((chunk) => {
         received += chunk.length
-        return received > maxBytes ? payloadTooLarge(maxBytes) : Effect.succeed(chunk)
-      }),
-      Stream.runCollect
+        if (received <= maxBytes) kept.push(chunk)
+        return received > maxBytes + drainAllowance(maxBytes) ? payloadTooLarge(maxBytes) : Effect.void
+      })
     )
-    return Buffer.concat(Chunk.toReadonlyArray(chunks))
+    if (received > maxBytes) return yield* payloadTooLarge(maxBytes)
+    return Buffer.concat(kept)
   })
 
 /**

@@ -155,7 +155,7 @@ export const ollamaShow = (context: ManagementContext) =>
       },
       capabilities: ["completion", "tools"]
     })
-  }).pipe(Effect.catchTag("ApiError", (error) => Effect.succeed(toResponse(error))))
+  }).pipe(Effect.catchTag("ApiError", (error) => json({ error: error.detail }, error.status)))
 
 /** `GET /`: a pointer to the API until a page is served here. */
 export const index = Effect.succeed(

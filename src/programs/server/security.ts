@@ -6,10 +6,7 @@
 import { HttpMiddleware, HttpServerRequest } from "@effect/platform"
 import { Effect, Redacted } from "effect"
 import { createHash, timingSafeEqual } from "node:crypto"
-import { toResponse, unauthorized } from "./ApiError.js"
-
-/** Paths served without an API key: the page, the liveness probe, the scrape target. */
-export const openPaths: ReadonlySet<string> = new Set(["/", "/health", "/metrics"])
+import { forbiddenOrigin, toResponse, unauthorized } from "./ApiError.js"
 
 const digest = (text: string): Buffer => createHash("sha256").update(text, "utf8").digest()
 
@@ -23,15 +20,15 @@ export const bearerMatches = (header: string | undefined, key: Redacted.Redacted
   return same && presented !== ""
 }
 
-/** Requires the key on every path but the open ones (and CORS preflights, answered before this runs). */
+/**
+ * Requires the key on the routes it wraps. It is applied per route, after
+ * routing, so whatever path spelling reached a protected handler, the
+ * handler's own check runs (CORS preflights are answered before routing).
+ */
 export const requireApiKey = (key: Redacted.Redacted<string>) =>
   HttpMiddleware.make((app) =>
-    Effect.gen(function*() {
-      const request = yield* HttpServerRequest.HttpServerRequest
-      const path = new URL(request.url, "http://server").pathname
-      if (openPaths.has(path) || bearerMatches(request.headers["authorization"], key)) return yield* app
-      return toResponse(unauthorized())
-    })
+    Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
+      bearerMatches(request.headers["authorization"], key) ? app : Effect.succeed(toResponse(unauthorized())))
   )
 
 /**
@@ -61,12 +58,34 @@ export const isLocalOrigin = (origin: string): boolean => {
  */
 export const defaultCorsPolicy = (hostTools: boolean): CorsPolicy => (hostTools ? "localhost" : "*")
 
+/** Whether `policy` admits `origin`. */
+export const admits = (policy: CorsPolicy, origin: string): boolean =>
+  policy === "*" || (policy === "localhost" ? isLocalOrigin(origin) : policy.includes(origin))
+
+const readOnlyMethods = new Set(["GET", "HEAD", "OPTIONS"])
+
+/**
+ * Refuses (403) a state-changing request from a browser page the policy
+ * does not admit. CORS alone only hides the response: a cross-site "simple"
+ * POST (`text/plain`, no preflight) would still run the agent and its
+ * tools. Browsers always send `Origin` on such requests; programs that
+ * send none (curl, SDKs) are not affected.
+ */
+export const refuseForeignOrigins = (policy: CorsPolicy) =>
+  HttpMiddleware.make((app) =>
+    Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
+      const origin = request.headers["origin"]
+      if (policy === "*" || origin === undefined || readOnlyMethods.has(request.method) || admits(policy, origin)) return app
+      return Effect.succeed(toResponse(forbiddenOrigin(origin)))
+    })
+  )
+
 /** The CORS middleware for `policy`. */
 export const cors = (policy: CorsPolicy) =>
   HttpMiddleware.cors({
     ...(policy === "*"
       ? {}
-      : { allowedOrigins: policy === "localhost" ? isLocalOrigin : (origin: string) => policy.includes(origin) }),
+      : { allowedOrigins: (origin: string) => admits(policy, origin) }),
     allowedMethods: ["GET", "HEAD", "POST", "DELETE", "OPTIONS"],
     allowedHeaders: ["authorization", "content-type", "x-easyai-inject", "mcp-session-id", "mcp-protocol-version"],
     exposedHeaders: ["retry-after", "mcp-session-id"],

@@ -1,0 +1,113 @@
+/**
+ * `easyai serve` as a user runs it: a real process on the real engine,
+ * found through its banner, stopped with SIGTERM.
+ */
+import { HttpClient, HttpClientRequest } from "@effect/platform"
+import { NodeHttpClient } from "@effect/platform-node"
+import { describe, expect, it } from "@effect/vitest"
+import { Effect, Queue, Stream } from "effect"
+import { engineConfig, testModels } from "../support/models.js"
+import { runTs, startTs } from "../support/process.js"
+
+const model = testModels[0]
+if (model === undefined) throw new Error("no test model")
+const modelPath = engineConfig(model).modelPath
+
+/** Starts `easyai serve` on a free port; its output lines are queued as they come. */
+const serve = (...extra: ReadonlyArray<string>) =>
+  Effect.gen(function*() {
+    const process = yield* startTs(
+      "src/programs/cli/main.ts",
+      "serve",
+      "--model",
+      modelPath,
+      "--port",
+      "0",
+      "--threads",
+      "1",
+      "--ctx",
+      "2048",
+      "--no-tools",
+      ...extra
+    )
+    const output = yield* Queue.unbounded<string>()
+    yield* Stream.merge(process.stdout, process.stderr).pipe(
+      Stream.decodeText(),
+      Stream.splitLines,
+      Stream.runForEach((line) => Queue.offer(output, line)),
+      Effect.forkScoped
+    )
+    /** The next output line matching `pattern`. */
+    const lineMatching = (pattern: RegExp) =>
+      Queue.take(output).pipe(
+        Effect.repeat({ until: (line) => pattern.test(line) }),
+        Effect.timeoutFail({ duration: "60 seconds", onTimeout: () => new Error(`no output line matched ${pattern}`) })
+      )
+    const banner = yield* lineMatching(/^easyai serve · http:\/\//)
+    const url = banner.slice(banner.indexOf("http://"))
+    return { process, url, lineMatching }
+  })
+
+const get = (url: string) =>
+  Effect.scoped(Effect.gen(function*() {
+    const response = yield* (yield* HttpClient.HttpClient).get(url)
+    return { status: response.status, body: yield* response.text }
+  }))
+
+const story = (url: string, maxTokens: number) =>
+  HttpClientRequest.post(`${url}/v1/chat/completions`).pipe(
+    HttpClientRequest.bodyUnsafeJson({
+      messages: [{ role: "user", content: "Once upon a time" }],
+      max_tokens: maxTokens,
+      stream: true
+    })
+  )
+
+describe("easyai serve (a real process)", () => {
+  it.scoped("serves the model until SIGTERM, then exits cleanly", () =>
+    Effect.gen(function*() {
+      const { process, url } = yield* serve()
+      const health = yield* get(`${url}/health`)
+      expect(health.status).toBe(200)
+      expect(JSON.parse(health.body)).toMatchObject({ status: "ok", model: "easyai-tiny", backend: "local" })
+      const models = JSON.parse((yield* get(`${url}/v1/models`)).body)
+      expect(models.data[0].id).toBe("easyai-tiny")
+      yield* process.kill("SIGTERM")
+      expect(Number(yield* process.exitCode)).toBe(0)
+    }).pipe(Effect.provide(NodeHttpClient.layerUndici)), { timeout: 120_000 })
+
+  it.scoped("lets a running stream finish on SIGTERM before it exits", () =>
+    Effect.gen(function*() {
+      const { lineMatching, process, url } = yield* serve("--grace", "30")
+      const client = yield* HttpClient.HttpClient
+      const response = yield* client.execute(story(url, 1500))
+      expect(response.status).toBe(200)
+      yield* process.kill("SIGTERM")
+      // The server saw the stream running when the signal came…
+      yield* lineMatching(/shutdown: letting 1 running request\(s\) finish/)
+      // …and the client still got the whole of it.
+      const body = yield* response.stream.pipe(Stream.decodeText(), Stream.mkString)
+      expect(body.trimEnd().endsWith("data: [DONE]")).toBe(true)
+      expect(Number(yield* process.exitCode)).toBe(0)
+    }).pipe(Effect.provide(NodeHttpClient.layerUndici)), { timeout: 120_000 })
+
+  it.scoped("cuts streams still running when the grace period is over", () =>
+    Effect.gen(function*() {
+      const { lineMatching, process, url } = yield* serve("--grace", "0")
+      const client = yield* HttpClient.HttpClient
+      const response = yield* client.execute(story(url, 1500))
+      expect(response.status).toBe(200)
+      yield* process.kill("SIGTERM")
+      yield* lineMatching(/shutdown: interrupting requests still running/)
+      const body = yield* response.stream.pipe(Stream.decodeText(), Stream.mkString, Effect.orElseSucceed(() => ""))
+      expect(body).not.toContain("[DONE]")
+      expect(Number(yield* process.exitCode)).toBe(0)
+    }).pipe(Effect.provide(NodeHttpClient.layerUndici)), { timeout: 120_000 })
+
+  it.live("refuses a model file that does not exist, in one line, with a failing exit code", () =>
+    Effect.gen(function*() {
+      const { exitCode, stderr, stdout } = yield* runTs("src/programs/cli/main.ts", "serve", "--model", "/nonexistent/model.gguf")
+      expect(exitCode).not.toBe(0)
+      expect(`${stdout}${stderr}`).toContain("/nonexistent/model.gguf")
+    }), { timeout: 60_000 })
+})
