@@ -24,7 +24,10 @@ export interface RopeScaling {
 
 /** The configuration of a local model. Only `modelPath` is required. */
 export interface EngineConfig {
-  /** Path to the GGUF file. */
+  /**
+   * Path to the GGUF file, or a URI to download it from once
+   * (`hf:<user>/<repo>/<file>.gguf`, `https://…`) into node-llama-cpp's models directory.
+   */
   readonly modelPath: string
   /** Context window in tokens. Default: 4096, or the model's training context if smaller. */
   readonly contextSize?: number

@@ -72,6 +72,12 @@ describe("easyai serve (a real process)", () => {
       expect(JSON.parse(health.body)).toMatchObject({ status: "ok", model: "easyai-tiny", backend: "local" })
       const models = JSON.parse((yield* get(`${url}/v1/models`)).body)
       expect(models.data[0].id).toBe("easyai-tiny")
+      // A second server on the same port says why it cannot start, in one line.
+      const port = url.slice(url.lastIndexOf(":") + 1)
+      const second = yield* runTs("src/programs/cli/main.ts", "serve", "--model", modelPath, "--port", port, "--no-tools")
+      expect(second.exitCode).toBe(1)
+      expect(second.stderr).toMatch(/^easyai serve: cannot listen: .*EADDRINUSE/)
+      expect(second.stderr.split("\n").filter((line) => !line.startsWith("npm warn"))).toHaveLength(1)
       yield* process.kill("SIGTERM")
       expect(Number(yield* process.exitCode)).toBe(0)
     }).pipe(Effect.provide(NodeHttpClient.layerUndici)), { timeout: 120_000 })
@@ -107,7 +113,8 @@ describe("easyai serve (a real process)", () => {
   it.live("refuses a model file that does not exist, in one line, with a failing exit code", () =>
     Effect.gen(function*() {
       const { exitCode, stderr, stdout } = yield* runTs("src/programs/cli/main.ts", "serve", "--model", "/nonexistent/model.gguf")
-      expect(exitCode).not.toBe(0)
-      expect(`${stdout}${stderr}`).toContain("/nonexistent/model.gguf")
+      expect(exitCode).toBe(1)
+      expect(stdout).toBe("")
+      expect(stderr).toBe("easyai serve: cannot load /nonexistent/model.gguf: no such file")
     }), { timeout: 60_000 })
 })

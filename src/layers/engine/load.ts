@@ -17,6 +17,7 @@ import {
 } from "node-llama-cpp"
 import { defaultContextSize, type EngineConfig, effectiveThreads, unsupportedSettings } from "../../domain/EngineConfig.js"
 import { ModelLoadError } from "../../domain/errors.js"
+import { resolveModelPath } from "./resolveModel.js"
 
 /** What loading produced. */
 export interface Loaded {
@@ -84,7 +85,7 @@ const release = (dispose: () => Promise<void>): Effect.Effect<void> =>
  */
 export const load = (config: EngineConfig): Effect.Effect<Loaded, ModelLoadError, Scope.Scope> =>
   Effect.gen(function*() {
-    const path = config.modelPath
+    const path = yield* resolveModelPath(config.modelPath)
     const kvCache = kvCacheTypes(config)
     const problems = [...unsupportedSettings(config), ...(kvCache.error === undefined ? [] : [kvCache.error])]
     if (problems.length > 0) {

@@ -10,6 +10,7 @@ import { basename, extname } from "node:path"
 import { PresetName } from "../../domain/Sampling.js"
 import * as LocalChatModel from "../../layers/model/LocalChatModel.js"
 import { ServerApp } from "../server/ServerApp.js"
+import { reportFailure } from "./failure.js"
 import * as ServerLive from "../server/ServerLive.js"
 import {
   defaultGraceSeconds,
@@ -19,9 +20,9 @@ import {
   defaultTimeoutSeconds
 } from "../server/ServerOptions.js"
 
-const model = Options.file("model", { exists: "yes" }).pipe(
+const model = Options.text("model").pipe(
   Options.withAlias("m"),
-  Options.withDescription("The GGUF model file to serve.")
+  Options.withDescription("The GGUF model to serve: a file, or a URI downloaded once (hf:<user>/<repo>/<file>.gguf, https://…).")
 )
 const host = Options.text("host").pipe(
   Options.withDefault(defaultHost),
@@ -172,4 +173,4 @@ export const serveCommand = Command.make("serve", flags, (flag) =>
       ...optional("limits", Option.map(flag.maxBody, (maxBytes) => ({ maxBytes })))
     },
     listen: { host: flag.host, port: flag.port, timeoutSeconds: flag.timeout, graceSeconds: flag.grace }
-  })))).pipe(Command.withDescription("Serve a GGUF model over an OpenAI-compatible HTTP API (/v1/chat/completions)."))
+  })), reportFailure("easyai serve"))).pipe(Command.withDescription("Serve a GGUF model over an OpenAI-compatible HTTP API (/v1/chat/completions)."))
