@@ -18,10 +18,10 @@
  * @module
  */
 import { HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import { Clock, Effect, Either, Option, type Ref, type Scope, Stream } from "effect"
+import { Clock, Effect, Either, Option, Ref, type Scope, Stream } from "effect"
 import type { ChatModelError } from "../../domain/errors.js"
 import { SystemMessage } from "../../domain/Message.js"
-import { type PresetName, resolveSampling } from "../../domain/Sampling.js"
+import { type PresetName, resolveSampling, type SamplingParams } from "../../domain/Sampling.js"
 import { joinBlocks, type PreambleOptions } from "../../domain/SystemPrompt.js"
 import type { Agent } from "../../services/Agent.js"
 import type { ChatModel } from "../../services/ChatModel.js"
@@ -99,9 +99,13 @@ const systemPrompt = (context: ChatContext, call: ChatCall, inject: { readonly o
   })
 
 /** The events of the turn: one model pass with the client's tools, else the agent loop with the server's. */
-const turnEvents = (context: ChatContext, call: ChatCall, system: string): Stream.Stream<TurnEvent, ChatModelError> => {
+const turnEvents = (
+  context: ChatContext,
+  call: ChatCall,
+  system: string,
+  sampling: SamplingParams
+): Stream.Stream<TurnEvent, ChatModelError> => {
   const messages = [new SystemMessage({ content: system }), ...call.messages]
-  const sampling = resolveSampling(call.preset ?? "precise", call.sampling)
   const shared = {
     messages,
     ...(call.toolChoice === undefined ? {} : { toolChoice: call.toolChoice }),
@@ -126,9 +130,9 @@ const record = (metrics: ServerMetrics, tally: TurnTally) =>
 
 const sseHeaders = { "cache-control": "no-cache", "x-accel-buffering": "no", connection: "keep-alive" }
 
-const streamed = (context: ChatContext, call: ChatCall, events: Stream.Stream<TurnEvent, ChatModelError>, modelId: string) =>
+const streamed = (context: ChatContext, call: ChatCall, events: Stream.Stream<TurnEvent, ChatModelError>) =>
   Effect.gen(function*() {
-    const encoder = new SseEncoder(newIdentity(modelId, yield* Clock.currentTimeMillis), call.streamOptions)
+    const encoder = new SseEncoder(newIdentity(context.modelId, yield* Clock.currentTimeMillis), call.streamOptions)
     // Pull the first events before answering so an early failure is still a status. The rest
     // is pulled from the same puller, which lives as long as the response (the request's scope).
     const pull = yield* Stream.toPull(events)
@@ -153,14 +157,14 @@ const streamed = (context: ChatContext, call: ChatCall, events: Stream.Stream<Tu
     return HttpServerResponse.stream(frames, { contentType: "text/event-stream", headers: sseHeaders })
   })
 
-const whole = (context: ChatContext, events: Stream.Stream<TurnEvent, ChatModelError>, modelId: string) =>
+const whole = (context: ChatContext, events: Stream.Stream<TurnEvent, ChatModelError>) =>
   Effect.gen(function*() {
     const builder = new CompletionBuilder()
     yield* Stream.runForEach(events, (event) => Effect.sync(() => builder.add(event))).pipe(
       Effect.mapError(apiErrorOf),
       Effect.ensuring(Effect.suspend(() => record(context.metrics, builder.tally)))
     )
-    return HttpServerResponse.unsafeJson(builder.build(newIdentity(modelId, yield* Clock.currentTimeMillis)))
+    return HttpServerResponse.unsafeJson(builder.build(newIdentity(context.modelId, yield* Clock.currentTimeMillis)))
   })
 
 const serve = (context: ChatContext): Effect.Effect<HttpServerResponse.HttpServerResponse, ApiError, HttpServerRequest.HttpServerRequest | Scope.Scope> =>
@@ -171,11 +175,11 @@ const serve = (context: ChatContext): Effect.Effect<HttpServerResponse.HttpServe
       return yield* notFound(`the model "${call.model}" does not exist; this server serves "${context.modelId}"`, "model_not_found")
     }
     const inject = yield* injection(request.headers["x-easyai-inject"], context.injectPreamble)
-    const preset = call.preset ?? (yield* context.preset.get)
+    const sampling = resolveSampling(call.preset ?? (yield* Ref.get(context.preset)), call.sampling)
     const system = yield* systemPrompt(context, call, inject)
     yield* context.admission.enter
-    const events = turnEvents(context, { ...call, preset }, system)
-    return call.stream ? yield* streamed(context, call, events, context.modelId) : yield* whole(context, events, context.modelId)
+    const events = turnEvents(context, call, system, sampling)
+    return call.stream ? yield* streamed(context, call, events) : yield* whole(context, events)
   })
 
 /** The route's handler. */
