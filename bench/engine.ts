@@ -24,25 +24,18 @@ import {
   ChatModel,
   type ChatRequest,
   LocalChatModel,
-  Penalties,
   presets,
   SystemMessage,
   UserMessage
 } from "../src/index.js"
+import { anchorEngineConfig, benchArgs } from "./args.js"
 
 // ---------- options ----------
-const args = process.argv.slice(2)
-const option = (name: string, fallback: string): string =>
-  args.find((arg) => arg.startsWith(`--${name}=`))?.slice(name.length + 3) ?? fallback
-const modelPath = args.find((arg) => !arg.startsWith("--"))
-if (modelPath === undefined) {
-  console.error("usage: npm run bench:engine -- <model.gguf> [--threads=1] [--rounds=5] [--fa=off|on|auto]")
-  process.exit(2)
-}
-const threads = Number(option("threads", "1"))
-const rounds = Math.max(1, Number(option("rounds", "5")))
-const fa = option("fa", "off")
-const flashAttention = fa === "on" ? true : fa === "auto" ? "auto" as const : false
+const parsed = benchArgs(
+  "npm run bench:engine -- <model.gguf> [--threads=1] [--rounds=5] [--fa=off|on|auto]",
+  5
+)
+const { flashAttention, modelPath, rounds, threads } = parsed
 const contextSize = 2048
 const batchSize = 512
 
@@ -137,16 +130,7 @@ const easyaiChat = (request: ChatRequest) =>
   })
 
 const engineLayer = (sequences = 1) =>
-  LocalChatModel.layerFrom({
-    modelPath,
-    threads,
-    gpuLayers: 0,
-    contextSize,
-    batchSize,
-    flashAttention,
-    sequences,
-    penalties: new Penalties({ repeatPenalty: 1, frequencyPenalty: 0, presencePenalty: 0 })
-  })
+  LocalChatModel.layerFrom(anchorEngineConfig(parsed, { contextSize, batchSize, sequences }))
 
 const request = (messages: ReadonlyArray<ChatMessage>, maxTokens: number): ChatRequest => ({
   messages,

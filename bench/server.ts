@@ -33,31 +33,22 @@ import {
   type ChatModelService,
   type ChatRequest,
   LocalChatModel,
-  Penalties,
   presets,
   ServerLive,
   SystemMessage,
   UserMessage
 } from "../src/index.js"
+import { anchorEngineConfig, benchArgs } from "./args.js"
 
 // ---------- options ----------
-const args = process.argv.slice(2)
-const option = (name: string, fallback: string): string =>
-  args.find((arg) => arg.startsWith(`--${name}=`))?.slice(name.length + 3) ?? fallback
-const modelPath = args.find((arg) => !arg.startsWith("--"))
-if (modelPath === undefined) {
-  console.error(
-    "usage: npx tsx bench/server.ts <model.gguf> [--threads=1] [--rounds=3] [--tokens=64] [--health=2000] [--completions=300] [--fa=off|on|auto]"
-  )
-  process.exit(2)
-}
-const threads = Number(option("threads", "1"))
-const rounds = Math.max(1, Number(option("rounds", "3")))
+const parsed = benchArgs(
+  "npx tsx bench/server.ts <model.gguf> [--threads=1] [--rounds=3] [--tokens=64] [--health=2000] [--completions=300] [--fa=off|on|auto]",
+  3
+)
+const { flashAttention, modelPath, option, rounds, threads } = parsed
 const maxTokens = Math.max(1, Number(option("tokens", "64")))
 const healthRequests = Math.max(1, Number(option("health", "2000")))
 const completionRequests = Math.max(1, Number(option("completions", "300")))
-const fa = option("fa", "off")
-const flashAttention = fa === "on" ? true : fa === "auto" ? "auto" as const : false
 
 // ---------- constants ----------
 const SEQUENCES = 8
@@ -265,16 +256,9 @@ const program = Effect.gen(function*() {
       `max tokens ${maxTokens}, sequences ${SEQUENCES}, context ${contextSize} per sequence`
   )
   // One model for both sides: the server gets the same ChatModel service the direct calls use.
-  const modelContext = yield* Layer.build(LocalChatModel.layerFrom({
-    modelPath,
-    threads,
-    gpuLayers: 0,
-    contextSize,
-    batchSize,
-    flashAttention,
-    sequences: SEQUENCES,
-    penalties: new Penalties({ repeatPenalty: 1, frequencyPenalty: 0, presencePenalty: 0 })
-  }))
+  const modelContext = yield* Layer.build(
+    LocalChatModel.layerFrom(anchorEngineConfig(parsed, { contextSize, batchSize, sequences: SEQUENCES }))
+  )
   const model = Context.get(modelContext, ChatModel)
   const serverContext = yield* Layer.build(ServerLive.layer({
     model: Layer.succeed(ChatModel, model),

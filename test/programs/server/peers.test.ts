@@ -7,6 +7,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Chunk, Effect, Layer, Redacted, Schema, Stream } from "effect"
 import {
+  type ChatMessage,
   Client,
   ClientLive,
   easyai,
@@ -79,6 +80,20 @@ const localWeather = (args: string): string => {
   const parsed: unknown = JSON.parse(args)
   return field(parsed, "city") === "Lisbon" ? "23 °C and sunny" : "unknown"
 }
+
+/** The model calls get_weather for Lisbon, then answers from its result. */
+const lisbonWeatherTurns = [
+  ScriptedChatModel.toolCall("get_weather", { city: "Lisbon" }, { id: "call_1" }),
+  ScriptedChatModel.reply("It is 23 °C and sunny in Lisbon.")
+]
+
+/** The tool result the client sent back for call_1, as the model read it. */
+const expectWeatherResult = (message: ChatMessage | undefined) =>
+  expect(message?._tag === "ToolMessage" ? [message.toolCallId, message.name, message.content] : []).toEqual([
+    "call_1",
+    "get_weather",
+    "23 °C and sunny"
+  ])
 
 describe("the openai SDK as a peer", () => {
   it.live("chat.completions.create: content, finish_reason and usage", () =>
@@ -164,16 +179,8 @@ describe("the openai SDK as a peer", () => {
       expect(assistant?._tag === "AssistantMessage" ? assistant.toolCalls.map((c) => [c.id, c.name]) : []).toEqual([
         ["call_1", "get_weather"]
       ])
-      const result = messages[3]
-      expect(result?._tag === "ToolMessage" ? [result.toolCallId, result.name, result.content] : []).toEqual([
-        "call_1",
-        "get_weather",
-        "23 °C and sunny"
-      ])
-    }).pipe(Effect.provide(scripted([
-      ScriptedChatModel.toolCall("get_weather", { city: "Lisbon" }, { id: "call_1" }),
-      ScriptedChatModel.reply("It is 23 °C and sunny in Lisbon.")
-    ]))))
+      expectWeatherResult(messages[3])
+    }).pipe(Effect.provide(scripted(lisbonWeatherTurns))))
 
   it.live("stream: true with client tools: delta.tool_calls assemble into the call", () =>
     Effect.gen(function*() {
@@ -255,16 +262,8 @@ describe("the openai SDK as a peer", () => {
       expect(content).toBe("It is 23 °C and sunny in Lisbon.")
       const seen = yield* requests
       expect(seen).toHaveLength(2)
-      const result = seen[1]?.messages.at(-1)
-      expect(result?._tag === "ToolMessage" ? [result.toolCallId, result.name, result.content] : []).toEqual([
-        "call_1",
-        "get_weather",
-        "23 °C and sunny"
-      ])
-    }).pipe(Effect.provide(scripted([
-      ScriptedChatModel.toolCall("get_weather", { city: "Lisbon" }, { id: "call_1" }),
-      ScriptedChatModel.reply("It is 23 °C and sunny in Lisbon.")
-    ]))))
+      expectWeatherResult(seen[1]?.messages.at(-1))
+    }).pipe(Effect.provide(scripted(lisbonWeatherTurns))))
 
   it.live("models.list() returns the served model", () =>
     Effect.gen(function*() {
