@@ -29,10 +29,19 @@ describe("easyai", () => {
       expect(stdout.startsWith("Be terse.\n\n# AUTHORITATIVE DATE/TIME")).toBe(true)
     }))
 
-  it.live("rejects an unknown flag with a message and a failing exit code", () =>
+  it.live("rejects an unknown flag with a one-line message and a failing exit code", () =>
     Effect.gen(function*() {
-      const { exitCode, stderr, stdout } = yield* easyai("--no-such-flag")
-      expect(exitCode).not.toBe(0)
-      expect(`${stdout}${stderr}`).toContain("--no-such-flag")
+      const { exitCode, stderr, stdout } = yield* easyai("serve", "--model", "model.gguf", "--no-such-flag")
+      expect(exitCode).toBe(1)
+      expect(stdout).toBe("")
+      expect(stderr).toBe("Received unknown argument: '--no-such-flag'")
+    }))
+
+  it.live("rejects an unknown command line without a stack trace", () =>
+    Effect.gen(function*() {
+      const { exitCode, stderr } = yield* easyai("--no-such-flag")
+      expect(exitCode).toBe(1)
+      expect(stderr.split("\n")).toHaveLength(1)
+      expect(stderr).not.toContain("{")
     }))
 })

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { Command, Options } from "@effect/cli"
+import { Command, Options, ValidationError } from "@effect/cli"
 import { NodeContext, NodeRuntime } from "@effect/platform-node"
 import { Console, Effect, Option } from "effect"
 import * as NoChatModel from "../../layers/model/NoChatModel.js"
@@ -42,4 +42,12 @@ const easyai = Command.make("easyai", { showSystemPrompt, system, noBuiltinSyste
 
 const cli = Command.run(easyai.pipe(Command.withSubcommands([serveCommand])), { name: "easyai", version })
 
-cli(process.argv).pipe(Effect.provide(NodeContext.layer), NodeRuntime.runMain)
+cli(process.argv).pipe(
+  // @effect/cli has already printed what was wrong with the command line; only the exit code is left to set.
+  Effect.catchIf(ValidationError.isValidationError, () =>
+    Effect.sync(() => {
+      process.exitCode = 1
+    })),
+  Effect.provide(NodeContext.layer),
+  NodeRuntime.runMain
+)

@@ -5,11 +5,13 @@
  */
 import { Command, Options } from "@effect/cli"
 import { HttpServer } from "@effect/platform"
-import { Config, Console, Effect, Option } from "effect"
+import { Config, Console, Effect, Option, Redacted } from "effect"
 import { basename, extname } from "node:path"
 import { PresetName } from "../../domain/Sampling.js"
+import { ConfigurationError } from "../../domain/errors.js"
+import { isModelUri } from "../../layers/engine/resolveModel.js"
 import * as LocalChatModel from "../../layers/model/LocalChatModel.js"
-import { ServerApp } from "../server/ServerApp.js"
+import * as ServerApp from "../server/ServerApp.js"
 import { reportFailure } from "./failure.js"
 import * as ServerLive from "../server/ServerLive.js"
 import {
@@ -41,6 +43,8 @@ const queue = Options.integer("queue").pipe(
 const apiKey = Options.redacted("api-key").pipe(
   Options.withFallbackConfig(Config.redacted("EASYAI_API_KEY")),
   Options.optional,
+  // An empty key (an exported but blank EASYAI_API_KEY) means no key, not one nothing can match.
+  Options.map(Option.filter((key) => Redacted.value(key).trim() !== "")),
   Options.withDescription("Require `Authorization: Bearer <key>` on every path but /, /health and /metrics (env EASYAI_API_KEY).")
 )
 const alias = Options.text("alias").pipe(
@@ -94,7 +98,7 @@ const cors = Options.text("cors").pipe(
   Options.withDescription("Browser origins admitted: *, localhost, or a comma-separated list (default: * without host tools, localhost with them).")
 )
 const noTools = Options.boolean("no-tools").pipe(
-  Options.withDescription("Serve without a server-side toolbelt: requests without tools get a plain chat.")
+  Options.withDescription("Leave out the default tools (datetime, plan, web, tool_lookup); --sandbox tools still count.")
 )
 const noInject = Options.boolean("no-inject").pipe(
   Options.withDescription("Do not append the date/time and memory preamble to system prompts (X-Easyai-Inject: on still forces it).")
@@ -129,27 +133,21 @@ const flags = {
   noInject
 }
 
+type Flags = Command.Command.ParseConfig<typeof flags>
+
 const optional = <K extends string, A>(key: K, value: Option.Option<A>): { readonly [P in K]?: A } =>
+  // boundary: a computed key widens to `string`; it is exactly `K` here
   Option.match(value, { onNone: () => ({}), onSome: (a) => ({ [key]: a }) as { readonly [P in K]?: A } })
 
-/** `easyai serve`. */
-export const serveCommand = Command.make("serve", flags, (flag) =>
-  Effect.gen(function*() {
-    const served = yield* ServerApp
-    const address = (yield* HttpServer.HttpServer).address
-    const url = address._tag === "TcpAddress" ? `http://${address.hostname}:${address.port}` : address.path
-    const summary = served.summary
-    yield* Console.log(
-      [
-        `easyai serve · ${url}`,
-        `  model    ${summary.modelId} (${summary.backend}${summary.contextSize === undefined ? "" : `, ctx ${summary.contextSize}`})`,
-        `  parallel ${summary.parallel} · tools ${summary.tools.length} · auth ${summary.auth ? "on" : "off"} · cors ${
-          typeof summary.cors === "string" ? summary.cors : summary.cors.join(",")
-        }`
-      ].join("\n")
-    )
-    return yield* Effect.never
-  }).pipe(Effect.provide(ServerLive.layer({
+/** The name served at /v1/models when no --alias is given: the model file's name without `.gguf`. */
+const defaultAlias = (model: string): string => {
+  const name = basename(model, extname(model))
+  return isModelUri(model) ? name.replaceAll(":", "-") : name
+}
+
+/** The whole server the flags describe. */
+const serverLayer = (flag: Flags) =>
+  ServerLive.layer({
     model: LocalChatModel.layerFrom({
       modelPath: flag.model,
       sequences: Math.max(1, flag.parallel),
@@ -162,15 +160,46 @@ export const serveCommand = Command.make("serve", flags, (flag) =>
       : {}),
     server: {
       modelFile: flag.model,
+      modelAlias: Option.getOrElse(flag.alias, () => defaultAlias(flag.model)),
       parallel: flag.parallel,
       queueLimit: flag.queue,
       injectPreamble: !flag.noInject,
       ...optional("apiKey", flag.apiKey),
-      modelAlias: Option.getOrElse(flag.alias, () => basename(flag.model, extname(flag.model))),
       ...optional("preset", flag.preset),
       ...optional("system", Option.orElse(flag.system, () => Option.map(flag.systemFile, ([, text]) => text))),
       ...optional("cors", Option.map(flag.cors, corsPolicy)),
       ...optional("limits", Option.map(flag.maxBody, (maxBytes) => ({ maxBytes })))
     },
     listen: { host: flag.host, port: flag.port, timeoutSeconds: flag.timeout, graceSeconds: flag.grace }
-  })), reportFailure("easyai serve"))).pipe(Command.withDescription("Serve a GGUF model over an OpenAI-compatible HTTP API (/v1/chat/completions)."))
+  })
+
+/** The startup banner: where, what, how. */
+const banner = (served: ServerApp.Service, address: HttpServer.Address): string => {
+  const url = address._tag === "TcpAddress" ? `http://${address.hostname}:${address.port}` : address.path
+  const { summary } = served
+  const context = summary.contextSize === undefined ? "" : `, ctx ${summary.contextSize}`
+  const cors = typeof summary.cors === "string" ? summary.cors : summary.cors.join(",")
+  return [
+    `easyai serve · ${url}`,
+    `  model    ${summary.modelId} (${summary.backend}${context})`,
+    `  parallel ${summary.parallel} · tools ${summary.tools.length} · auth ${summary.auth ? "on" : "off"} · cors ${cors}`
+  ].join("\n")
+}
+
+/** Flag combinations that cannot work, refused before anything loads. */
+const checkFlags = (flag: Flags) =>
+  flag.allowBash && Option.isNone(flag.sandbox)
+    ? Effect.fail(new ConfigurationError({ message: "--allow-bash needs --sandbox DIR: the shell runs inside the sandbox" }))
+    : Effect.void
+
+/** `easyai serve`. */
+export const serveCommand = Command.make("serve", flags, (flag) =>
+  Effect.gen(function*() {
+    yield* checkFlags(flag)
+    yield* Effect.gen(function*() {
+      yield* Console.log(banner(yield* ServerApp.ServerApp, (yield* HttpServer.HttpServer).address))
+      return yield* Effect.never
+    }).pipe(Effect.provide(serverLayer(flag)))
+  }).pipe(reportFailure("easyai serve"))).pipe(
+    Command.withDescription("Serve a GGUF model over an OpenAI-compatible HTTP API (/v1/chat/completions).")
+  )

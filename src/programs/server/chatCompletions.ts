@@ -71,6 +71,12 @@ export const apiErrorOf = (error: ChatModelError): ApiError => {
     : new ApiError({ status: 500, type: "server_error", detail: `the model failed: ${error.message}` })
 }
 
+/** A model failure, logged for the operator (a context overflow is the client's to fix, and is not). */
+const reported = (error: ChatModelError): Effect.Effect<ApiError> =>
+  error._tag === "ContextOverflow"
+    ? Effect.succeed(apiErrorOf(error))
+    : Effect.as(Effect.logWarning(`generation failed: ${error.message}`), apiErrorOf(error))
+
 /** The preamble overrides for a request: `X-Easyai-Inject` first, then the server's setting. */
 const injection = (header: string | undefined, serverDefault: boolean) => {
   const value = header?.trim().toLowerCase()
@@ -84,18 +90,31 @@ const injection = (header: string | undefined, serverDefault: boolean) => {
   return Either.right({ on, overrides })
 }
 
+/** Composition options that leave every preamble block out, for a prompt the preamble is appended to. */
+const noPreamble: Partial<PreambleOptions> = {
+  injectDateTime: false,
+  memoryVocabulary: false,
+  knowledgeLoop: false,
+  citeSources: false
+}
+
+/**
+ * The system prompt that reaches the model: the client's, or the server's
+ * composed for this request's tools; then the preamble, appended at the
+ * end so that its per-request timestamp invalidates as little of a cached
+ * prompt as possible.
+ */
 const systemPrompt = (context: ChatContext, call: ChatCall, inject: { readonly on: boolean; readonly overrides: Partial<PreambleOptions> }) =>
   Effect.gen(function*() {
-    if (call.system !== undefined) {
-      return joinBlocks([call.system, inject.on ? yield* context.preamble.build(inject.overrides) : ""])
-    }
-    return yield* context.preamble.compose({
+    if (call.system !== undefined && !inject.on) return call.system
+    const base = call.system ?? (yield* context.preamble.compose({
       base: context.system,
       tools: call.clientTools ?? (yield* context.registry.specs),
       appends: context.systemAppend,
       toolsCatalogue: true,
-      preamble: inject.overrides
-    })
+      preamble: noPreamble
+    }))
+    return joinBlocks([base, yield* context.preamble.build(inject.overrides)])
   })
 
 /** The events of the turn: one model pass with the client's tools, else the agent loop with the server's. */
@@ -138,7 +157,7 @@ const streamed = (context: ChatContext, call: ChatCall, events: Stream.Stream<Tu
     const pull = yield* Stream.toPull(events)
     const first = yield* pull.pipe(
       Effect.map(Option.some),
-      Effect.catchAll(Option.match({ onNone: () => Effect.succeed(Option.none()), onSome: (error) => Effect.fail(apiErrorOf(error)) }))
+      Effect.catchAll(Option.match({ onNone: () => Effect.succeed(Option.none()), onSome: (error) => Effect.flip(reported(error)) }))
     )
     const all = Option.match(first, {
       onNone: () => Stream.empty,
@@ -148,7 +167,7 @@ const streamed = (context: ChatContext, call: ChatCall, events: Stream.Stream<Tu
       Stream.concat(Stream.map(all, (event) => encoder.event(event))),
       Stream.concat(Stream.sync(() => encoder.finish())),
       Stream.catchAll((error) =>
-        Stream.fromEffect(Effect.as(context.metrics.failure, encoder.fail(apiErrorOf(error))))
+        Stream.fromEffect(Effect.zipRight(context.metrics.failure, Effect.map(reported(error), (failure) => encoder.fail(failure))))
       ),
       Stream.filter((text) => text !== ""),
       Stream.encodeText,
@@ -161,7 +180,7 @@ const whole = (context: ChatContext, events: Stream.Stream<TurnEvent, ChatModelE
   Effect.gen(function*() {
     const builder = new CompletionBuilder()
     yield* Stream.runForEach(events, (event) => Effect.sync(() => builder.add(event))).pipe(
-      Effect.mapError(apiErrorOf),
+      Effect.catchAll((error) => Effect.flip(reported(error))),
       Effect.ensuring(Effect.suspend(() => record(context.metrics, builder.tally)))
     )
     return HttpServerResponse.unsafeJson(builder.build(newIdentity(context.modelId, yield* Clock.currentTimeMillis)))

@@ -71,13 +71,15 @@ describe("POST /v1/chat/completions", () => {
         expect(system).not.toContain("You are Deep")
       }).pipe(Effect.provide(scripted([ScriptedChatModel.reply("ok")]))))
 
-    it.live("composes the server's own when the client sends none: base, preamble, tools", () =>
+    it.live("composes the server's own when the client sends none: base, tools, then the preamble", () =>
       Effect.gen(function*() {
         yield* chat({ messages: [user("hi")] })
         const system = yield* systemSeen
         expect(system?.startsWith("You are Deep")).toBe(true)
         expect(system).toContain("# AUTHORITATIVE DATE/TIME")
         expect(system).toContain("- echo — ")
+        // The preamble comes last: its per-request timestamp then invalidates the least of a cached prompt.
+        expect(system?.indexOf("- echo — ")).toBeLessThan(system?.indexOf("# AUTHORITATIVE DATE/TIME") ?? -1)
       }).pipe(Effect.provide(scripted([ScriptedChatModel.reply("ok")]))))
 
     it.live("X-Easyai-Inject: off leaves the client's system message exactly as sent", () =>
