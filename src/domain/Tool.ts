@@ -27,7 +27,7 @@ import {
   schemaAt,
   valueAt
 } from "./ToolArguments.js"
-import { type JsonSchema, ToolResult, ToolSpec, wireDescription } from "./ToolCall.js"
+import { type JsonSchema, type ToolAnnotations, ToolResult, ToolSpec, wireDescription } from "./ToolCall.js"
 
 /** What a handler returns: plain text, or a full result (to flag an error itself). */
 export type ToolOutput = string | ToolResult
@@ -71,6 +71,10 @@ export interface ToolOptions {
   readonly inferAction?: (args: Readonly<Record<string, unknown>>) => string | undefined
   /** The tool-family surface; `always` by default. */
   readonly surface?: ToolSurface
+  /** What the tool does to the world (read-only, destructive…), for clients deciding how to confirm a call. */
+  readonly annotations?: ToolAnnotations
+  /** The JSON Schema of the data the handler returns with `ToolResult.data`. */
+  readonly outputSchema?: JsonSchema
 }
 
 /**
@@ -182,7 +186,9 @@ const buildSpec = (options: ToolOptions, parameters: JsonSchema): ToolSpec =>
     description: options.description,
     shortDescription: wireDescription(options.description, options.shortDescription),
     parameters,
-    ...(options.systemAddendum === undefined ? {} : { systemAddendum: options.systemAddendum })
+    ...(options.systemAddendum === undefined ? {} : { systemAddendum: options.systemAddendum }),
+    ...(options.annotations === undefined ? {} : { annotations: options.annotations }),
+    ...(options.outputSchema === undefined ? {} : { outputSchema: options.outputSchema })
   })
 
 /** Builds `invoke`: prepare the arguments, validate them, run the handler, never fail. */

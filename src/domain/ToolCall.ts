@@ -29,7 +29,9 @@ export const newToolCallId = (): string => `call_${globalThis.crypto.randomUUID(
  */
 export class ToolResult extends Schema.Class<ToolResult>("ToolResult")({
   content: Schema.String,
-  isError: Schema.optionalWith(Schema.Boolean, { default: () => false })
+  isError: Schema.optionalWith(Schema.Boolean, { default: () => false }),
+  /** The result as data, matching the tool's `outputSchema` (MCP `structuredContent`); `content` says the same in text. */
+  structured: Schema.optional(Schema.Unknown)
 }) {
   /** A successful result. */
   static ok(content: string): ToolResult {
@@ -39,12 +41,33 @@ export class ToolResult extends Schema.Class<ToolResult>("ToolResult")({
   static error(content: string): ToolResult {
     return new ToolResult({ content, isError: true })
   }
+  /** A successful result carrying data for clients that read it, and `content` for the model. */
+  static data(structured: unknown, content: string = JSON.stringify(structured)): ToolResult {
+    return new ToolResult({ content, isError: false, structured })
+  }
 }
 
 /** A JSON Schema object, as shown to the model and sent on the wire. */
 export const JsonSchema = Schema.Record({ key: Schema.String, value: Schema.Unknown })
 /** A JSON Schema object, as shown to the model and sent on the wire. */
 export type JsonSchema = typeof JsonSchema.Type
+
+/**
+ * What a tool does to the world, as MCP annotates tools. Hints only: a
+ * client must not trust them from a server it does not trust.
+ */
+export const ToolAnnotations = Schema.Struct({
+  /** The tool only reads; it changes nothing. */
+  readOnly: Schema.optional(Schema.Boolean),
+  /** The tool may destroy or overwrite data (meaningful when not read-only). */
+  destructive: Schema.optional(Schema.Boolean),
+  /** Calling it again with the same arguments has no further effect. */
+  idempotent: Schema.optional(Schema.Boolean),
+  /** The tool reaches outside this machine (the web, other services). */
+  openWorld: Schema.optional(Schema.Boolean)
+})
+/** What a tool does to the world. */
+export type ToolAnnotations = typeof ToolAnnotations.Type
 
 /**
  * A tool as the model (or a remote client, or an MCP peer) sees it.
@@ -60,8 +83,13 @@ export class ToolSpec extends Schema.Class<ToolSpec>("ToolSpec")({
   description: Schema.String,
   shortDescription: Schema.String,
   parameters: JsonSchema,
-  systemAddendum: Schema.optional(Schema.String)
+  systemAddendum: Schema.optional(Schema.String),
+  /** Hints about what a call does, for clients that decide how to confirm it (MCP tool annotations). */
+  annotations: Schema.optional(ToolAnnotations),
+  /** The JSON Schema of the tool's structured result, when it returns one. */
+  outputSchema: Schema.optional(JsonSchema)
 }) {}
+
 
 /**
  * The one-line description of a tool: the explicit short description, else

@@ -39,6 +39,7 @@ Prefer the fs tools for reading and writing files: they are exact and cheaper.`
 export const bash: Effect.Effect<Tool.Tool, never, Sandbox> = Effect.map(Sandbox, (sandbox) =>
   Tool.make({
     name: "bash",
+    annotations: { readOnly: false, destructive: true, openWorld: true },
     description,
     shortDescription: "Run a shell command in the sandbox root (NOT a hardened sandbox: runs with your user privileges).",
     parameters: Schema.Struct({

@@ -8,6 +8,7 @@
 import { DateTime, Effect, Option, Schema } from "effect"
 import { closestNames } from "../../domain/closestNames.js"
 import * as Tool from "../../domain/Tool.js"
+import { ToolResult } from "../../domain/ToolCall.js"
 
 const weekdays = ["Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"] as const
 
@@ -76,6 +77,33 @@ export const describeNow = (now: DateTime.Utc, zone: DateTime.TimeZone.Named, as
   ].join("\n")
 }
 
+/** The same report as data, for clients that read structured results (MCP `structuredContent`). */
+const DatetimeData = Schema.Struct({
+  utc: Schema.String.annotations({ description: "UTC, ISO 8601, e.g. 2026-04-25T10:20:49Z" }),
+  local: Schema.String.annotations({ description: "Local time, ISO 8601 with offset" }),
+  weekday: Schema.String,
+  timeZone: Schema.String.annotations({ description: "IANA time zone name" }),
+  offset: Schema.String.annotations({ description: "UTC offset, e.g. -03:00" }),
+  unixTime: Schema.Int
+})
+
+const nowData = (now: DateTime.Utc, zone: DateTime.TimeZone.Named): typeof DatetimeData.Type => {
+  const local = DateTime.setZone(now, zone)
+  const localParts = DateTime.toParts(local)
+  const offset = DateTime.zonedOffsetIso(local)
+  return {
+    utc: `${isoParts(DateTime.toPartsUtc(now))}Z`,
+    local: `${isoParts(localParts)}${offset}`,
+    weekday: weekday(localParts),
+    timeZone: zone.id,
+    offset,
+    unixTime: Math.floor(DateTime.toEpochMillis(now) / 1000)
+  }
+}
+
+const report = (now: DateTime.Utc, zone: DateTime.TimeZone.Named, asked?: string): Tool.ToolOutput =>
+  ToolResult.data(nowData(now, zone), describeNow(now, zone, asked))
+
 /** `datetime`: the current UTC and local date and time, read from the `Clock`. */
 export const datetime: Tool.Tool = Tool.make({
   name: "datetime",
@@ -90,12 +118,14 @@ export const datetime: Tool.Tool = Tool.make({
     )
   }),
   examples: [{}, { timezone: "Asia/Tokyo" }],
+  annotations: { readOnly: true, openWorld: false },
+  outputSchema: Tool.parametersJsonSchema(DatetimeData),
   handler: ({ timezone }) =>
     Effect.gen(function*() {
       const now = yield* DateTime.now
       const asked = timezone?.trim() ?? ""
-      if (asked === "") return describeNow(now, DateTime.zoneMakeLocal())
+      if (asked === "") return report(now, DateTime.zoneMakeLocal())
       const zone = resolveZone(asked)
-      return Option.isSome(zone) ? describeNow(now, zone.value, asked) : yield* unknownZone(asked)
+      return Option.isSome(zone) ? report(now, zone.value, asked) : yield* unknownZone(asked)
     })
 })

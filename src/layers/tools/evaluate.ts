@@ -105,6 +105,7 @@ export const evaluate: Effect.Effect<Tool.Tool, never, Sandbox | ToolRegistry> =
   const python = findPython()
   return Tool.make({
     name: "evaluate",
+    annotations: { readOnly: true, openWorld: false },
     description,
     shortDescription:
       "Evaluate Python 3 code for compute / algorithm prototyping. FORBIDDEN: filesystem, subprocess, network, ctypes. Stdlib compute only.",

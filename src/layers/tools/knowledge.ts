@@ -81,6 +81,7 @@ what to do instead.`
 const saveTool = (store: Service) =>
   Tool.make({
     name: "knowledge_save",
+    annotations: { readOnly: false, destructive: true },
     description: saveDescription,
     shortDescription:
       "Save a fact to your long-term memory under 1-8 keywords (the keywords are its name). Use it aggressively for anything worth remembering.",
@@ -125,6 +126,7 @@ past 256 KiB is refused (save a condensed version with knowledge_save instead).`
 const appendTool = (store: Service) =>
   Tool.make({
     name: "knowledge_append",
+    annotations: { readOnly: false, destructive: false },
     description: appendDescription,
     shortDescription:
       "Add text to a memory entry after a --- line (creates it if missing), keeping what it already says.",
@@ -161,6 +163,7 @@ ${workflow}`
 const searchTool = (store: Service) =>
   Tool.make({
     name: "knowledge_search",
+    annotations: { readOnly: true, idempotent: true },
     description: searchDescription,
     shortDescription:
       "Search your long-term memory by keywords — do this FIRST for anything you might already know, before the web.",
@@ -238,6 +241,7 @@ const renderEntry = (entry: MemoryEntry): string =>
 const loadTool = (store: Service) =>
   Tool.make({
     name: "knowledge_load",
+    annotations: { readOnly: true, idempotent: true },
     description: loadDescription,
     shortDescription: `Read 1-${loadMaxEntries} memory entries in full (by their keywords, as knowledge_search lists them).`,
     parameters: Schema.Struct({
@@ -297,6 +301,7 @@ Examples:
 const listTool = (store: Service) =>
   Tool.make({
     name: "knowledge_list",
+    annotations: { readOnly: true, idempotent: true },
     description: listDescription,
     shortDescription: "List your memory entries, optionally those with a keyword starting with a prefix.",
     parameters: Schema.Struct({
@@ -345,6 +350,7 @@ be deleted.`
 const deleteTool = (store: Service) =>
   Tool.make({
     name: "knowledge_delete",
+    annotations: { readOnly: false, destructive: true },
     description: deleteDescription,
     shortDescription: "Delete a wrong or stale memory entry by its keywords (fix- entries cannot be deleted).",
     parameters: Schema.Struct({ keywords: keywordsParam("The entry's keywords.") }),
@@ -371,6 +377,7 @@ Example:
 const keywordsTool = (store: Service) =>
   Tool.make({
     name: "knowledge_keywords",
+    annotations: { readOnly: true, idempotent: true },
     description: keywordsDescription,
     shortDescription: "List the keywords your memory uses, most common first, with their entry counts.",
     parameters: Schema.Struct({

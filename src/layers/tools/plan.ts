@@ -94,6 +94,7 @@ const resultText = (result: PlanResult): string =>
 export const planTool: Effect.Effect<Tool.Tool, never, Plan> = Effect.map(Plan, (plan) =>
   Tool.make({
     name: "plan",
+    annotations: { readOnly: false, destructive: false },
     description,
     shortDescription:
       `Your task checklist, shown to the user live: action=add|update|delete|list, single id/text/status or items (max ${planBatchMax}).`,

@@ -36,6 +36,7 @@ const manualView = (specs: ReadonlyArray<ToolSpec>): string =>
 export const toolLookup: Effect.Effect<Tool.Tool, never, ToolRegistry> = Effect.map(ToolRegistry, (registry) =>
   Tool.make({
     name: "tool_lookup",
+    annotations: { readOnly: true, idempotent: true, openWorld: false },
     description,
     shortDescription: "List your tools, or read the full manual of one (name=<part of a tool name>).",
     parameters: Schema.Struct({

@@ -20,6 +20,7 @@ import { ChatModel } from "../../services/ChatModel.js"
 import { Preamble } from "../../services/Preamble.js"
 import { ToolRegistry } from "../../services/ToolRegistry.js"
 import { internal, notFound, toResponse } from "./ApiError.js"
+import * as McpServerApp from "../mcp/McpServerApp.js"
 import * as Admission from "./admission.js"
 import { type ChatContext, chatCompletions } from "./chatCompletions.js"
 import { defaultBodyLimits } from "./jsonBody.js"
@@ -101,7 +102,9 @@ export const make = (
       HttpRouter.get("/health", Management.health(context)),
       HttpRouter.get("/metrics", Management.metrics(context))
     )
+    const mcp = yield* McpServerApp.makeTransport()
     const guarded = HttpRouter.empty.pipe(
+      HttpRouter.concat(McpServerApp.routes(mcp.transport)),
       HttpRouter.get("/props", Management.props(context)),
       HttpRouter.get("/v1/models", Management.models(context)),
       HttpRouter.get("/v1/tools", Management.tools(context)),

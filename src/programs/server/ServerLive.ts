@@ -12,7 +12,7 @@
  *
  * @module
  */
-import { HttpServer, type HttpServerError } from "@effect/platform"
+import { type HttpApp, HttpServer, type HttpServerError } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
 import { Duration, Effect, Layer, type Scope } from "effect"
 import { createServer, type Server } from "node:http"
@@ -32,7 +32,7 @@ import {
 const releaseTimeout = Duration.seconds(5)
 
 /** Stops accepting, waits up to `grace` for running requests, then cuts the rest. */
-const drain = (node: Server, admission: Admission, grace: Duration.Duration) =>
+const drain = (node: Server, admission: Servable["admission"], grace: Duration.Duration) =>
   Effect.gen(function*() {
     node.close()
     const load = yield* admission.load
@@ -47,9 +47,15 @@ const drain = (node: Server, admission: Admission, grace: Duration.Duration) =>
     yield* admission.idle.pipe(Effect.interruptible, Effect.timeout(releaseTimeout), Effect.ignore)
   })
 
+/** An app and the gate whose load tells when its running requests have drained. */
+export interface Servable {
+  readonly app: HttpApp.Default
+  readonly admission: Pick<Admission, "load" | "idle">
+}
+
 /** Serves `served.app` on a new socket for the life of the scope. */
 export const serve = (
-  served: ServerApp.Service,
+  served: Servable,
   listen: ListenOptions = {}
 ): Effect.Effect<HttpServer.HttpServer, HttpServerError.ServeError, Scope.Scope> =>
   Effect.gen(function*() {

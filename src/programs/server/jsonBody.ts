@@ -9,6 +9,7 @@
  */
 import { HttpServerRequest } from "@effect/platform"
 import { Effect, Stream } from "effect"
+import { maxJsonDepth, nestingExceeds } from "../../domain/jsonDepth.js"
 import { type ApiError, badRequest, payloadTooLarge } from "./ApiError.js"
 
 /** The limits a body is read under. */
@@ -20,31 +21,7 @@ export interface BodyLimits {
 }
 
 /** The default limits: 8 MiB, 256 levels. */
-export const defaultBodyLimits: BodyLimits = { maxBytes: 8 * 1024 * 1024, maxDepth: 256 }
-
-/**
- * The deepest nesting of `[`/`{` in a JSON text, stopping as soon as it
- * exceeds `limit`. Brackets inside strings do not count. The scan does not
- * validate the JSON: `JSON.parse` does that afterwards.
- */
-export const nestingExceeds = (text: string, limit: number): boolean => {
-  let depth = 0
-  let inString = false
-  for (let i = 0; i < text.length; i++) {
-    const code = text.charCodeAt(i)
-    if (inString) {
-      if (code === 0x5c) i++ // backslash: skip the escaped character
-      else if (code === 0x22) inString = false
-    } else if (code === 0x22) {
-      inString = true
-    } else if (code === 0x5b || code === 0x7b) {
-      if (++depth > limit) return true
-    } else if (code === 0x5d || code === 0x7d) {
-      depth--
-    }
-  }
-  return false
-}
+export const defaultBodyLimits: BodyLimits = { maxBytes: 8 * 1024 * 1024, maxDepth: maxJsonDepth }
 
 /**
  * How much of an oversized body is read and thrown away so the 413 can be
@@ -76,6 +53,11 @@ const boundedBytes = (request: HttpServerRequest.HttpServerRequest, maxBytes: nu
     return Buffer.concat(kept)
   })
 
+/** The request's body as text, failing with 413 past `maxBytes`. */
+export const readBodyText = (maxBytes: number): Effect.Effect<string, ApiError, HttpServerRequest.HttpServerRequest> =>
+  Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
+    Effect.map(boundedBytes(request, maxBytes), (bytes) => bytes.toString("utf8")))
+
 /**
  * The request's body as parsed JSON, within `limits`: 413 past the size
  * cap, 400 for an empty body, nesting past the depth cap, or text that is
@@ -83,8 +65,7 @@ const boundedBytes = (request: HttpServerRequest.HttpServerRequest, maxBytes: nu
  */
 export const readJsonBody = (limits: BodyLimits): Effect.Effect<unknown, ApiError, HttpServerRequest.HttpServerRequest> =>
   Effect.gen(function*() {
-    const request = yield* HttpServerRequest.HttpServerRequest
-    const text = (yield* boundedBytes(request, limits.maxBytes)).toString("utf8")
+    const text = yield* readBodyText(limits.maxBytes)
     if (text.trim() === "") return yield* badRequest("the request body is empty; send a JSON object")
     if (nestingExceeds(text, limits.maxDepth)) {
       return yield* badRequest(`the request body nests deeper than ${limits.maxDepth} levels`)

@@ -33,7 +33,7 @@ export const compat = {
   openai: ["/v1/chat/completions", "/v1/models"],
   easyai: ["/v1/tools", "/v1/preset", "/props", "/metrics", "/health"],
   ollama: ["/api/tags", "/api/show"],
-  mcp: [] as ReadonlyArray<string>
+  mcp: ["/mcp"]
 }
 
 const json = (body: unknown, status = 200) => Effect.succeed(HttpServerResponse.unsafeJson(body, { status }))

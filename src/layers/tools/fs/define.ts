@@ -142,6 +142,9 @@ export const define = <A, I>(definition: Definition<A, I>): Operation => {
         shortDescription: definition.summary(splitNaming),
         parameters: definition.parameters,
         surface: "split",
+        annotations: definition.action === "write" || definition.action === "edit"
+          ? { readOnly: false, destructive: true }
+          : { readOnly: true },
         examples: definition.examples.map((example) => example.args),
         handler: (params) => definition.run({ sandbox, naming: splitNaming }, params)
       })

@@ -143,6 +143,7 @@ export const unifiedTool = (sandbox: SandboxService): Tool.Tool => {
   const env: Env = { sandbox, naming: unifiedNaming }
   return Tool.make({
     name: "fs",
+    annotations: { readOnly: false, destructive: true },
     description,
     shortDescription:
       `Files in the sandbox: action=${fsActions.join("|")}, or ops for a batch of up to ${batchMaxOps} operations.`,

@@ -237,6 +237,7 @@ export const webTools = (options?: WebOptions): Effect.Effect<ReadonlyArray<Tool
 
     const webSearch = Tool.make({
       name: "web_search",
+      annotations: { readOnly: true, openWorld: true },
       description: searchDescription(resolved, splitSurface("web_search")),
       shortDescription: `Search the web (query="..."): titles, URLs, snippets. ${wireRule}`,
       surface: "split",
@@ -254,6 +255,7 @@ export const webTools = (options?: WebOptions): Effect.Effect<ReadonlyArray<Tool
 
     const webFetch = Tool.make({
       name: "web_fetch",
+      annotations: { readOnly: true, openWorld: true },
       description: fetchDescription(resolved),
       shortDescription: `Fetch a web page (url="https://...") and read it as text. ${wireRule}`,
       surface: "split",
@@ -271,6 +273,7 @@ export const webTools = (options?: WebOptions): Effect.Effect<ReadonlyArray<Tool
 
     const web = Tool.make({
       name: "web",
+      annotations: { readOnly: true, openWorld: true },
       description: unifiedDescription(resolved),
       shortDescription: `Search the web and fetch URLs. action=search|fetch. ${wireRule}`,
       surface: "unified",

@@ -1,0 +1,151 @@
+/**
+ * `easyai mcp`: the tools of an easyai agent as an MCP server, over
+ * Streamable HTTP (`/mcp`) or stdio (`--stdio`, for desktop clients that
+ * start it themselves). No model is loaded: the server only exposes the
+ * registry.
+ *
+ * @module
+ */
+import { Command, Options } from "@effect/cli"
+import type { HttpServer, HttpServerError } from "@effect/platform"
+import { NodeStream } from "@effect/platform-node"
+import { Config, Console, Effect, Logger, Option, Redacted } from "effect"
+import { ConfigurationError } from "../../domain/errors.js"
+import * as NoChatModel from "../../layers/model/NoChatModel.js"
+import * as SessionStack from "../../layers/session/SessionStack.js"
+import { ToolRegistry } from "../../services/ToolRegistry.js"
+import * as Dispatcher from "../mcp/dispatcher.js"
+import * as McpServerApp from "../mcp/McpServerApp.js"
+import * as StdioTransport from "../mcp/stdioTransport.js"
+import * as ServerLive from "../server/ServerLive.js"
+import { defaultGraceSeconds, defaultHost, defaultTimeoutSeconds } from "../server/ServerOptions.js"
+import { reportFailure } from "./failure.js"
+
+/** The default port of the standalone MCP server. */
+export const defaultMcpPort = 8090
+
+const stdio = Options.boolean("stdio").pipe(
+  Options.withDescription("Speak MCP on stdin/stdout (for desktop clients that start the server) instead of HTTP.")
+)
+const host = Options.text("host").pipe(Options.withDefault(defaultHost), Options.withDescription("The address to listen on."))
+const port = Options.integer("port").pipe(Options.withDefault(defaultMcpPort), Options.withDescription("The port to listen on."))
+const apiKey = Options.redacted("api-key").pipe(
+  Options.withFallbackConfig(Config.redacted("EASYAI_API_KEY")),
+  Options.optional,
+  Options.map(Option.filter((key) => Redacted.value(key).trim() !== "")),
+  Options.withDescription("Require `Authorization: Bearer <key>` on /mcp (env EASYAI_API_KEY).")
+)
+const sandbox = Options.directory("sandbox", { exists: "yes" }).pipe(
+  Options.optional,
+  Options.withDescription("Serve the file tools (and evaluate) scoped to this directory.")
+)
+const allowBash = Options.boolean("allow-bash").pipe(Options.withDescription("Serve the bash tool (needs --sandbox)."))
+const noPython = Options.boolean("no-python").pipe(Options.withDescription("Leave out the evaluate (Python) tool."))
+const memory = Options.directory("memory").pipe(
+  Options.optional,
+  Options.withDescription("Serve the knowledge tools on this memory directory.")
+)
+const externalTools = Options.directory("external-tools", { exists: "yes" }).pipe(
+  Options.optional,
+  Options.withDescription("Serve the tools declared by EASYAI-*.tools manifests in this directory.")
+)
+const skills = Options.directory("skills", { exists: "yes" }).pipe(
+  Options.optional,
+  Options.withDescription("Serve the skills in this directory (read_skill).")
+)
+const toolsMode = Options.choice("tools-mode", ["split", "unified", "both"]).pipe(
+  Options.withDefault("split" as const),
+  Options.withDescription("The fs tool surface: one tool per operation (split), one fs tool (unified), or both.")
+)
+const tools = Options.text("tools").pipe(
+  Options.optional,
+  Options.withDescription("Serve only these tools: a comma-separated allow-list of names.")
+)
+const noSessions = Options.boolean("no-sessions").pipe(
+  Options.withDescription("Stateless HTTP: no Mcp-Session-Id is issued or required.")
+)
+
+const flags = { stdio, host, port, apiKey, sandbox, allowBash, noPython, memory, externalTools, skills, toolsMode, tools, noSessions }
+type Flags = Command.Command.ParseConfig<typeof flags>
+
+const hostTools = (flag: Flags) => Option.isSome(flag.sandbox) || Option.isSome(flag.externalTools)
+
+/** The tools the flags ask for, registered as a chat agent's would be (no model behind them). */
+const toolsLayer = (flag: Flags) =>
+  SessionStack.layer({
+    model: NoChatModel.layer("the MCP server serves tools and runs no model"),
+    toolMode: flag.toolsMode,
+    ...(hostTools(flag)
+      ? {
+        host: {
+          root: Option.getOrElse(flag.sandbox, () => "."),
+          fs: Option.isSome(flag.sandbox),
+          bash: flag.allowBash,
+          evaluate: Option.isSome(flag.sandbox) && !flag.noPython,
+          ...Option.match(flag.externalTools, { onNone: () => ({}), onSome: (dir) => ({ externalTools: dir }) })
+        }
+      }
+      : {}),
+    ...Option.match(flag.memory, { onNone: () => ({}), onSome: (dir) => ({ memory: dir }) }),
+    ...Option.match(flag.skills, { onNone: () => ({}), onSome: (dir) => ({ skills: { directories: [dir] } }) })
+  })
+
+const allowList = (flag: Flags): Dispatcher.DispatcherOptions =>
+  Option.match(flag.tools, {
+    onNone: () => ({}),
+    onSome: (names) => ({ allow: new Set(names.split(",").map((name) => name.trim()).filter((name) => name !== "")) })
+  })
+
+const checkFlags = (flag: Flags) =>
+  flag.allowBash && Option.isNone(flag.sandbox)
+    ? Effect.fail(new ConfigurationError({ message: "--allow-bash needs --sandbox DIR: the shell runs inside the sandbox" }))
+    : Effect.void
+
+const writeLine = (line: string) =>
+  Effect.async<void>((resume) => {
+    process.stdout.write(`${line}\n`, () => resume(Effect.void))
+  })
+
+/** MCP on stdin/stdout until the client closes the pipe. */
+const serveStdio = (flag: Flags) =>
+  Effect.gen(function*() {
+    const dispatcher = Dispatcher.make(yield* ToolRegistry, allowList(flag))
+    const stdin = NodeStream.fromReadable(() => process.stdin, (error) => new ConfigurationError({ message: `stdin: ${String(error)}` }))
+    yield* StdioTransport.serve(dispatcher, stdin, writeLine)
+  })
+
+/** MCP over HTTP until SIGINT/SIGTERM. */
+const serveHttp = (flag: Flags) =>
+  Effect.scoped(Effect.gen(function*() {
+    const served = yield* McpServerApp.make({
+      ...allowList(flag),
+      sessions: !flag.noSessions,
+      hostTools: hostTools(flag),
+      ...Option.match(flag.apiKey, { onNone: () => ({}), onSome: (key) => ({ apiKey: key }) })
+    })
+    const server: HttpServer.HttpServer = yield* ServerLive.serve(served, {
+      host: flag.host,
+      port: flag.port,
+      timeoutSeconds: defaultTimeoutSeconds,
+      graceSeconds: defaultGraceSeconds
+    })
+    const address = server.address
+    const url = address._tag === "TcpAddress" ? `http://${address.hostname}:${address.port}/mcp` : address.path
+    const count = (yield* (yield* ToolRegistry).specs).filter((spec) => allowList(flag).allow?.has(spec.name) ?? true).length
+    yield* Console.log(`easyai mcp · ${url}\n  tools ${count} · auth ${Option.isSome(flag.apiKey) ? "on" : "off"} · sessions ${flag.noSessions ? "off" : "on"}`)
+    return yield* Effect.never
+  }))
+
+/** `easyai mcp`. */
+export const mcpCommand = Command.make("mcp", flags, (flag) =>
+  Effect.gen(function*() {
+    yield* checkFlags(flag)
+    const serve: Effect.Effect<void, ConfigurationError | HttpServerError.ServeError, ToolRegistry> = flag.stdio
+      ? serveStdio(flag)
+      : serveHttp(flag)
+    yield* serve.pipe(Effect.provide(toolsLayer(flag)))
+  }).pipe(
+    reportFailure("easyai mcp"),
+    // stdout is the protocol under --stdio: every log line goes to stderr.
+    Effect.provide(Logger.replace(Logger.defaultLogger, Logger.withConsoleError(Logger.logfmtLogger)))
+  )).pipe(Command.withDescription("Serve easyai's tools over MCP (Streamable HTTP at /mcp, or --stdio) without loading a model."))

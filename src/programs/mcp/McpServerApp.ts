@@ -1,0 +1,76 @@
+/**
+ * The MCP server as an HTTP app: `/mcp` (Streamable HTTP) over the
+ * `ToolRegistry` in context, and `/health`. `easyai mcp` serves it alone,
+ * without a model; `easyai serve` mounts the same routes next to the chat
+ * API.
+ *
+ * @module
+ */
+import { type HttpApp, HttpRouter, type HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { Effect, type Redacted } from "effect"
+import { ToolRegistry } from "../../services/ToolRegistry.js"
+import * as Admission from "../server/admission.js"
+import { internal, notFound, toResponse } from "../server/ApiError.js"
+import { cors, type CorsPolicy, defaultCorsPolicy, refuseForeignOrigins, requireApiKey } from "../server/security.js"
+import * as Dispatcher from "./dispatcher.js"
+import * as HttpTransport from "./httpTransport.js"
+
+/** How the standalone MCP server behaves. */
+export interface McpServerOptions extends Dispatcher.DispatcherOptions, HttpTransport.HttpTransportOptions {
+  /** When set, `/mcp` needs `Authorization: Bearer <key>`. */
+  readonly apiKey?: Redacted.Redacted<string>
+  /** Browser origins admitted. Default: `localhost` when `hostTools`, else `*`. */
+  readonly cors?: CorsPolicy
+  /** Whether the served tools touch the host (files, shell, evaluate, external tools). */
+  readonly hostTools?: boolean
+}
+
+/** The `/mcp` routes: POST, DELETE and GET over one transport. */
+export const routes = (transport: HttpTransport.HttpTransport) =>
+  HttpRouter.empty.pipe(
+    HttpRouter.post("/mcp", transport.post),
+    HttpRouter.del("/mcp", transport.remove),
+    HttpRouter.get("/mcp", transport.get)
+  )
+
+/**
+ * The transport over the registry in context, with tool calls counted by
+ * an admission gate (unbounded) so a graceful stop can wait for them.
+ */
+export const makeTransport = (options: McpServerOptions = {}) =>
+  Effect.gen(function*() {
+    const registry = yield* ToolRegistry
+    const admission = yield* Admission.make(Number.MAX_SAFE_INTEGER, 0)
+    const dispatcher = Dispatcher.make(registry, options)
+    const counted: Dispatcher.Dispatcher = {
+      handle: (incoming) => Effect.scoped(Effect.zipRight(Effect.orDie(admission.enter), dispatcher.handle(incoming)))
+    }
+    return { transport: HttpTransport.make(counted, options), dispatcher: counted, admission }
+  })
+
+/** The standalone app: `/mcp` and `/health`, behind the key and CORS policy. */
+export const make = (
+  options: McpServerOptions = {}
+): Effect.Effect<{ readonly app: HttpApp.Default; readonly admission: Admission.Admission }, never, ToolRegistry> =>
+  Effect.gen(function*() {
+    const registry = yield* ToolRegistry
+    const { admission, transport } = yield* makeTransport(options)
+    const health = Effect.gen(function*() {
+      const tools = (yield* registry.specs).filter((spec) => options.allow?.has(spec.name) ?? true)
+      return HttpServerResponse.unsafeJson({
+        status: "ok",
+        tools: tools.length,
+        sessions: yield* transport.sessionCount,
+        compat: { mcp: ["/mcp"] }
+      })
+    })
+    const guarded = options.apiKey === undefined ? routes(transport) : HttpRouter.use(routes(transport), requireApiKey(options.apiKey))
+    const router = HttpRouter.concat(HttpRouter.empty.pipe(HttpRouter.get("/health", health)), guarded)
+    const policy = options.cors ?? defaultCorsPolicy(options.hostTools ?? false)
+    const routed: Effect.Effect<HttpServerResponse.HttpServerResponse, never, HttpServerRequest.HttpServerRequest> = router.pipe(
+      Effect.catchTag("RouteNotFound", () => Effect.succeed(toResponse(notFound("no such route: this server answers /mcp and /health")))),
+      Effect.catchAllDefect((defect) =>
+        Effect.as(Effect.logError("request failed unexpectedly", defect), toResponse(internal("the server failed unexpectedly"))))
+    )
+    return { app: cors(policy)(refuseForeignOrigins(policy)(routed)), admission }
+  })
