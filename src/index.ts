@@ -15,6 +15,7 @@ export * from "./domain/ClientConfig.js"
 export * from "./domain/EngineConfig.js"
 export * from "./domain/errors.js"
 export * from "./domain/httpErrors.js"
+export * from "./domain/mcp.js"
 export * from "./domain/memory.js"
 export * from "./domain/Message.js"
 export { FinishReason, Finished, ModelEvent, ToolCallRequested } from "./domain/ModelEvent.js"
@@ -43,6 +44,13 @@ export {
   type Service as ClientService
 } from "./services/Client.js"
 export { Engine, type Native as EngineNative, type Service as EngineService } from "./services/Engine.js"
+export {
+  McpClient,
+  type McpServer,
+  type McpServerConfig,
+  type McpTool,
+  type Service as McpClientService
+} from "./services/McpClient.js"
 export { MemoryStore, type SaveOptions, type Service as MemoryStoreService } from "./services/MemoryStore.js"
 export { Plan, type Service as PlanService } from "./services/Plan.js"
 export { type ComposeInput, Preamble, type Service as PreambleService } from "./services/Preamble.js"
@@ -69,6 +77,7 @@ export * as ApprovalLive from "./layers/approval/ApprovalLive.js"
 export * as ClientLive from "./layers/client/ClientLive.js"
 export * as EngineLive from "./layers/engine/EngineLive.js"
 export * as LocalChatModel from "./layers/model/LocalChatModel.js"
+export * as McpClientLive from "./layers/mcp/McpClientLive.js"
 export * as MemoryStoreLive from "./layers/memory/MemoryStoreLive.js"
 export * as RemoteChatModel from "./layers/model/RemoteChatModel.js"
 export * as ScriptedChatModel from "./layers/model/ScriptedChatModel.js"
@@ -95,6 +104,9 @@ export { toolLookup } from "./layers/tools/toolLookup.js"
 
 // Programs' library surface: the HTTP server as a value and as a Layer.
 export { ApiError } from "./programs/server/ApiError.js"
+export * as McpDispatcher from "./programs/mcp/dispatcher.js"
+export * as McpServerApp from "./programs/mcp/McpServerApp.js"
+export * as McpStdio from "./programs/mcp/stdioTransport.js"
 export * as ServerApp from "./programs/server/ServerApp.js"
 export * as ServerLive from "./programs/server/ServerLive.js"
 export type { ListenOptions, ServerOptions } from "./programs/server/ServerOptions.js"

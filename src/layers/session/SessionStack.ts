@@ -10,8 +10,8 @@
  *
  * Tools are registered in a fixed order, so the catalogue (and the system
  * prompt that lists it) is the same on every start: the defaults (datetime,
- * plan, web), the host tools (fs, bash, evaluate, external), memory, skills,
- * the session's own tools, and `tool_lookup` last.
+ * plan, web), the host tools (fs, bash, evaluate, external), memory, the
+ * MCP servers' tools, skills, the session's own tools, and `tool_lookup` last.
  *
  * @module
  */
@@ -30,6 +30,8 @@ import type { Session } from "../../services/Session.js"
 import { type ToolMode, ToolRegistry } from "../../services/ToolRegistry.js"
 import * as AgentLive from "../agent/AgentLive.js"
 import * as ApprovalLive from "../approval/ApprovalLive.js"
+import type { McpClient } from "../../services/McpClient.js"
+import * as McpClientLive from "../mcp/McpClientLive.js"
 import * as MemoryStoreLive from "../memory/MemoryStoreLive.js"
 import * as PlanLive from "../plan/PlanLive.js"
 import * as PreambleLive from "../preamble/PreambleLive.js"
@@ -76,6 +78,8 @@ export interface Options<E> {
   readonly web?: WebOptions | false
   /** A workspace directory whose `AGENTS.md` joins the base prompt. */
   readonly workspace?: string
+  /** MCP servers whose tools join the registry (after the host tools and memory, before skills). */
+  readonly mcp?: McpClientLive.Options
   /** Skill directories (later ones override earlier ones by name) and how skills reach the model. */
   readonly skills?: {
     readonly directories: ReadonlyArray<string>
@@ -85,7 +89,7 @@ export interface Options<E> {
 }
 
 /** Everything the stack provides. */
-export type Services = Session | Agent | ToolRegistry | Preamble | Plan
+export type Services = Session | Agent | ToolRegistry | Preamble | Plan | McpClient
 
 /** Everything building the stack can fail with, besides the model's own error. */
 export type BuildError = ToolRegistrationError | FileError | SandboxViolation | MemoryError | AgentsFileError
@@ -122,6 +126,8 @@ export const layer = <E>(options: Options<E>): Layer.Layer<Services, E | BuildEr
   const registrations = after(after(builtins, host), knowledge).pipe(
     Layer.provide(Layer.mergeAll(registry, plan, sandbox, NodeHttpClient.layerUndici))
   )
+  // MCP servers' tools come after every local one, so a local tool keeps its name.
+  const mcp = McpClientLive.layer(options.mcp).pipe(Layer.provide(Layer.merge(registrations, registry)))
 
   // Workspace context and skills are read when the session is built, after every other tool is registered.
   const session = Layer.unwrapEffect(Effect.gen(function*() {
@@ -149,6 +155,6 @@ export const layer = <E>(options: Options<E>): Layer.Layer<Services, E | BuildEr
   const preamble = memory === undefined
     ? PreambleLive.layer(options.preamble)
     : PreambleLive.layerWithMemory(options.preamble).pipe(Layer.provide(memory))
-  return session.pipe(Layer.provideMerge(Layer.mergeAll(agent, registry, preamble, plan, registrations)))
+  return session.pipe(Layer.provideMerge(Layer.mergeAll(agent, registry, preamble, plan, mcp)))
 }
 

@@ -20,6 +20,7 @@ import * as StdioTransport from "../mcp/stdioTransport.js"
 import * as ServerLive from "../server/ServerLive.js"
 import { defaultGraceSeconds, defaultHost, defaultTimeoutSeconds } from "../server/ServerOptions.js"
 import { reportFailure } from "./failure.js"
+import { mcpApiKey, mcpOption, parseMcpServer } from "./mcpServers.js"
 
 /** The default port of the standalone MCP server. */
 export const defaultMcpPort = 8090
@@ -65,14 +66,30 @@ const noSessions = Options.boolean("no-sessions").pipe(
   Options.withDescription("Stateless HTTP: no Mcp-Session-Id is issued or required.")
 )
 
-const flags = { stdio, host, port, apiKey, sandbox, allowBash, noPython, memory, externalTools, skills, toolsMode, tools, noSessions }
+const flags = {
+  stdio,
+  host,
+  port,
+  apiKey,
+  sandbox,
+  allowBash,
+  noPython,
+  memory,
+  externalTools,
+  skills,
+  toolsMode,
+  tools,
+  noSessions,
+  mcp: mcpOption
+}
 type Flags = Command.Command.ParseConfig<typeof flags>
 
 const hostTools = (flag: Flags) => Option.isSome(flag.sandbox) || Option.isSome(flag.externalTools)
 
 /** The tools the flags ask for, registered as a chat agent's would be (no model behind them). */
-const toolsLayer = (flag: Flags) =>
+const toolsLayer = (flag: Flags, mcpKey: Option.Option<Redacted.Redacted<string>>) =>
   SessionStack.layer({
+    ...(flag.mcp.length === 0 ? {} : { mcp: { servers: flag.mcp.map((text) => parseMcpServer(text, mcpKey)) } }),
     model: NoChatModel.layer("the MCP server serves tools and runs no model"),
     toolMode: flag.toolsMode,
     ...(hostTools(flag)
@@ -143,7 +160,7 @@ export const mcpCommand = Command.make("mcp", flags, (flag) =>
     const serve: Effect.Effect<void, ConfigurationError | HttpServerError.ServeError, ToolRegistry> = flag.stdio
       ? serveStdio(flag)
       : serveHttp(flag)
-    yield* serve.pipe(Effect.provide(toolsLayer(flag)))
+    yield* serve.pipe(Effect.provide(toolsLayer(flag, yield* mcpApiKey)))
   }).pipe(
     reportFailure("easyai mcp"),
     // stdout is the protocol under --stdio: every log line goes to stderr.

@@ -13,6 +13,7 @@ import { isModelUri } from "../../layers/engine/resolveModel.js"
 import * as LocalChatModel from "../../layers/model/LocalChatModel.js"
 import * as ServerApp from "../server/ServerApp.js"
 import { reportFailure } from "./failure.js"
+import { mcpApiKey, mcpOption, parseMcpServer } from "./mcpServers.js"
 import * as ServerLive from "../server/ServerLive.js"
 import {
   defaultGraceSeconds,
@@ -130,7 +131,8 @@ const flags = {
   maxBody,
   cors,
   noTools,
-  noInject
+  noInject,
+  mcp: mcpOption
 }
 
 type Flags = Command.Command.ParseConfig<typeof flags>
@@ -146,8 +148,9 @@ const defaultAlias = (model: string): string => {
 }
 
 /** The whole server the flags describe. */
-const serverLayer = (flag: Flags) =>
+const serverLayer = (flag: Flags, mcpKey: Option.Option<Redacted.Redacted<string>>) =>
   ServerLive.layer({
+    ...(flag.mcp.length === 0 ? {} : { mcp: { servers: flag.mcp.map((text) => parseMcpServer(text, mcpKey)) } }),
     model: LocalChatModel.layerFrom({
       modelPath: flag.model,
       sequences: Math.max(1, flag.parallel),
@@ -196,10 +199,11 @@ const checkFlags = (flag: Flags) =>
 export const serveCommand = Command.make("serve", flags, (flag) =>
   Effect.gen(function*() {
     yield* checkFlags(flag)
+    const mcpKey = yield* mcpApiKey
     yield* Effect.gen(function*() {
       yield* Console.log(banner(yield* ServerApp.ServerApp, (yield* HttpServer.HttpServer).address))
       return yield* Effect.never
-    }).pipe(Effect.provide(serverLayer(flag)))
+    }).pipe(Effect.provide(serverLayer(flag, mcpKey)))
   }).pipe(reportFailure("easyai serve"))).pipe(
     Command.withDescription("Serve a GGUF model over an OpenAI-compatible HTTP API (/v1/chat/completions).")
   )

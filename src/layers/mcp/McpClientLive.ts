@@ -1,0 +1,190 @@
+/**
+ * The `McpClient` over Streamable HTTP, registering each connected
+ * server's tools into the `ToolRegistry` in context.
+ *
+ * - Names: `<alias>__<tool>`, kept a valid function name; a local tool of
+ *   the same name wins and the remote one is skipped (with a warning).
+ * - Servers configured at start that cannot be reached are reported and
+ *   skipped; the rest still start.
+ * - `notifications/tools/list_changed` (when the server sends one with a
+ *   reply) re-reads the server's tools.
+ * - Closing the layer's scope ends every session.
+ *
+ * ```ts
+ * const mcp = McpClientLive.layer({ servers: [{ url: "http://127.0.0.1:8090/mcp", alias: "docs" }] })
+ * ```
+ *
+ * @module
+ */
+import { HttpClientRequest } from "@effect/platform"
+import { Duration, Effect, Either, Layer, Option, Schema, SynchronizedRef } from "effect"
+import { isValidAlias, McpError, qualifiedToolName, ToolsListResult, type WireTool } from "../../domain/mcp.js"
+import { McpClient, type McpServer, type McpServerConfig, type McpTool, type Service } from "../../services/McpClient.js"
+import { ToolRegistry } from "../../services/ToolRegistry.js"
+import { makeDispatcher, makeTransport } from "../client/transport.js"
+import * as Connection from "./connection.js"
+import { remoteTool } from "./remoteTools.js"
+
+/** How the client connects. */
+export interface Options {
+  /** Servers to connect to at start. */
+  readonly servers?: ReadonlyArray<McpServerConfig>
+  /** Retries of a request that failed before a response (unreachable, timeout, 5xx). Default 5. */
+  readonly retries?: number
+  /** Seconds a request may wait for data before it fails. Default 120. */
+  readonly timeoutSeconds?: number
+}
+
+interface Entry {
+  readonly server: McpServer
+  readonly connection: Connection.Connection
+}
+
+const decodeList = Schema.decodeUnknownEither(ToolsListResult)
+
+/** The pages of `tools/list` at most; a server that keeps paging past it is misbehaving. */
+const maxPages = 100
+
+/** An alias from the URL: host and port, e.g. `127-0-0-1-8090`. */
+export const aliasFromUrl = (url: URL): string =>
+  `${url.hostname}${url.port === "" ? "" : `-${url.port}`}`.replace(/[^A-Za-z0-9-]+/g, "-").replace(/^-+|-+$/g, "").slice(0, 24) || "mcp"
+
+const make = (options: Options) =>
+  Effect.gen(function*() {
+    const registry = yield* ToolRegistry
+    const transport = makeTransport(
+      // Without TLS options there is no CA file to read: this cannot fail.
+      yield* Effect.orDie(makeDispatcher(undefined)),
+      { retries: options.retries ?? 5, timeout: Duration.seconds(options.timeoutSeconds ?? 120) },
+      (request) => HttpClientRequest.setHeader(request, "user-agent", "easyai")
+    )
+    const entries = yield* SynchronizedRef.make(new Map<string, Entry>())
+
+    const listTools = (alias: string, connection: Connection.Connection) =>
+      Effect.gen(function*() {
+        const tools: Array<WireTool> = []
+        let cursor: string | undefined
+        for (let page = 0; page < maxPages; page++) {
+          const result = decodeList(yield* connection.request("tools/list", cursor === undefined ? {} : { cursor }))
+          if (Either.isLeft(result)) {
+            return yield* new McpError({ server: alias, reason: "Protocol", detail: "the tools/list result is malformed" })
+          }
+          tools.push(...result.right.tools)
+          cursor = result.right.nextCursor ?? undefined
+          if (cursor === undefined) return tools
+        }
+        return yield* new McpError({ server: alias, reason: "Protocol", detail: `tools/list kept paging past ${maxPages} pages` })
+      })
+
+    /** Registers the tools; a name a local tool already has stays local. */
+    const register = (alias: string, connection: Connection.Connection, tools: ReadonlyArray<WireTool>) =>
+      Effect.forEach(tools, (tool) =>
+        Effect.gen(function*() {
+          const name = qualifiedToolName(alias, tool.name)
+          const base = { alias, name: tool.name, description: tool.description ?? "", inputSchema: tool.inputSchema ?? {} }
+          if (yield* registry.has(name)) {
+            yield* Effect.logWarning(`MCP server ${alias}: tool ${tool.name} skipped, a local tool is already called ${name}`)
+            return { ...base, registeredAs: undefined } satisfies McpTool
+          }
+          const proxied = remoteTool(name, tool, (args) => connection.request("tools/call", { name: tool.name, arguments: args }))
+          const added = yield* Effect.either(registry.add(proxied))
+          if (Either.isLeft(added)) {
+            yield* Effect.logWarning(`MCP server ${alias}: tool ${tool.name} skipped: ${added.left.message}`)
+            return { ...base, registeredAs: undefined } satisfies McpTool
+          }
+          return { ...base, registeredAs: name } satisfies McpTool
+        }))
+
+    const unregister = (server: McpServer) =>
+      Effect.forEach(server.tools, (tool) => (tool.registeredAs === undefined ? Effect.void : registry.remove(tool.registeredAs)), {
+        discard: true
+      })
+
+    /** Re-reads a server's tools after it said they changed. */
+    const refresh = (alias: string): Effect.Effect<void> =>
+      SynchronizedRef.updateEffect(entries, (all) =>
+        Effect.gen(function*() {
+          const entry = all.get(alias)
+          if (entry === undefined) return all
+          const tools = yield* listTools(alias, entry.connection)
+          yield* unregister(entry.server)
+          const registered = yield* register(alias, entry.connection, tools)
+          return new Map(all).set(alias, { ...entry, server: { ...entry.server, tools: registered } })
+        }).pipe(Effect.catchAll((error) => Effect.as(Effect.logWarning(`MCP refresh failed: ${error.message}`), all))))
+
+    const connect = (config: McpServerConfig): Effect.Effect<McpServer, McpError> =>
+      SynchronizedRef.modifyEffect(entries, (all) =>
+        Effect.gen(function*() {
+          let url: URL
+          try {
+            url = new URL(config.url)
+          } catch {
+            return yield* new McpError({ server: config.url, reason: "Config", detail: "not a URL" })
+          }
+          if (url.protocol !== "http:" && url.protocol !== "https:") {
+            return yield* new McpError({ server: config.url, reason: "Config", detail: "only http:// and https:// servers are supported" })
+          }
+          const alias = config.alias ?? aliasFromUrl(url)
+          if (!isValidAlias(alias)) {
+            return yield* new McpError({
+              server: config.url,
+              reason: "Config",
+              detail: `alias "${alias}": use 1 to 24 letters, digits or -`
+            })
+          }
+          if (all.has(alias)) return yield* new McpError({ server: alias, reason: "Config", detail: "a server with this alias is already connected" })
+          const connection = yield* Connection.connect({
+            name: alias,
+            url: url.href,
+            apiKey: config.apiKey,
+            transport,
+            onNotification: (method) =>
+              method === "notifications/tools/list_changed" ? Effect.asVoid(Effect.forkDaemon(refresh(alias))) : Effect.void
+          })
+          const tools = yield* listTools(alias, connection).pipe(Effect.tapError(() => connection.close))
+          const registered = yield* register(alias, connection, tools)
+          const info = connection.server.serverInfo
+          const server: McpServer = {
+            alias,
+            url: url.href,
+            protocolVersion: connection.server.protocolVersion,
+            serverInfo: info === undefined ? "unknown" : `${info.name}${info.version === undefined ? "" : ` ${info.version}`}`,
+            tools: registered
+          }
+          return [server, new Map(all).set(alias, { server, connection })] as const
+        }))
+
+    const disconnect = (alias: string): Effect.Effect<boolean> =>
+      SynchronizedRef.modifyEffect(entries, (all) =>
+        Effect.gen(function*() {
+          const entry = all.get(alias)
+          if (entry === undefined) return [false, all] as const
+          yield* unregister(entry.server)
+          yield* entry.connection.close
+          const rest = new Map(all)
+          rest.delete(alias)
+          return [true, rest] as const
+        }))
+
+    const servers = Effect.map(SynchronizedRef.get(entries), (all) => [...all.values()].map((entry) => entry.server))
+    const tools = Effect.map(servers, (all) => all.flatMap((server) => server.tools))
+    const tool = (name: string) =>
+      Effect.map(tools, (all) =>
+        Option.fromNullable(all.find((candidate) => `${candidate.alias}.${candidate.name}` === name || candidate.registeredAs === name)))
+
+    yield* Effect.addFinalizer(() =>
+      Effect.flatMap(SynchronizedRef.get(entries), (all) => Effect.forEach(all.values(), (entry) => entry.connection.close, { discard: true }))
+    )
+
+    for (const config of options.servers ?? []) {
+      yield* connect(config).pipe(
+        Effect.catchAll((error) => Effect.logWarning(`${error.message}; continuing without it`))
+      )
+    }
+
+    return { connect, disconnect, servers, tools, tool } satisfies Service
+  })
+
+/** The client, connecting to `options.servers` at start and registering their tools. */
+export const layer = (options: Options = {}): Layer.Layer<McpClient, never, ToolRegistry> =>
+  Layer.scoped(McpClient, make(options))
