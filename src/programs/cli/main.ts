@@ -6,7 +6,7 @@
  */
 import { Command, Options, ValidationError } from "@effect/cli"
 import { NodeContext, NodeRuntime } from "@effect/platform-node"
-import { Console, Effect, Option } from "effect"
+import { Console, Effect, Logger, Option } from "effect"
 import * as NoChatModel from "../../layers/model/NoChatModel.js"
 import * as SessionStack from "../../layers/session/SessionStack.js"
 import { Session } from "../../services/Session.js"
@@ -50,5 +50,7 @@ cli(process.argv).pipe(
       process.exitCode = 1
     })),
   Effect.provide(NodeContext.layer),
-  NodeRuntime.runMain
+  // Logs go to stderr: stdout carries answers and, under `easyai mcp --stdio`, the protocol itself.
+  Effect.provide(Logger.replace(Logger.defaultLogger, Logger.prettyLogger({ stderr: true }))),
+  NodeRuntime.runMain({ disablePrettyLogger: true })
 )

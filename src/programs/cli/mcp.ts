@@ -9,7 +9,7 @@
 import { Command, Options } from "@effect/cli"
 import type { HttpServer, HttpServerError } from "@effect/platform"
 import { NodeStream } from "@effect/platform-node"
-import { Config, Console, Effect, Logger, Option, Redacted } from "effect"
+import { Config, Console, Effect, Option, Redacted } from "effect"
 import { ConfigurationError } from "../../domain/errors.js"
 import * as NoChatModel from "../../layers/model/NoChatModel.js"
 import * as SessionStack from "../../layers/session/SessionStack.js"
@@ -161,8 +161,4 @@ export const mcpCommand = Command.make("mcp", flags, (flag) =>
       ? serveStdio(flag)
       : serveHttp(flag)
     yield* serve.pipe(Effect.provide(toolsLayer(flag, yield* mcpApiKey)))
-  }).pipe(
-    reportFailure("easyai mcp"),
-    // stdout is the protocol under --stdio: every log line goes to stderr.
-    Effect.provide(Logger.replace(Logger.defaultLogger, Logger.withConsoleError(Logger.logfmtLogger)))
-  )).pipe(Command.withDescription("Serve easyai's tools over MCP (Streamable HTTP at /mcp, or --stdio) without loading a model."))
+  }).pipe(reportFailure("easyai mcp"))).pipe(Command.withDescription("Serve easyai's tools over MCP (Streamable HTTP at /mcp, or --stdio) without loading a model."))
