@@ -10,15 +10,30 @@ import { Context, type Effect, type Option, type Redacted } from "effect"
 import type { McpError } from "../domain/mcp.js"
 import type { JsonSchema } from "../domain/ToolCall.js"
 
-/** A server to connect to. */
-export interface McpServerConfig {
-  /** The Streamable HTTP endpoint, e.g. `http://127.0.0.1:8090/mcp`. */
+/** A server reached over Streamable HTTP. */
+export interface McpHttpServerConfig {
+  /** The endpoint, e.g. `http://127.0.0.1:8090/mcp`. */
   readonly url: string
   /** The namespace of its tools: letters, digits and `-`, at most 24. Default: from the URL's host and port. */
   readonly alias?: string
   /** Sent as `Authorization: Bearer <key>`. */
   readonly apiKey?: Redacted.Redacted<string>
 }
+
+/** A server started as a child process, speaking MCP on its stdin and stdout. */
+export interface McpStdioServerConfig {
+  /** The program, e.g. `npx`. */
+  readonly command: string
+  readonly args?: ReadonlyArray<string>
+  /** Added to this process's environment. */
+  readonly env?: Readonly<Record<string, string>>
+  readonly cwd?: string
+  /** The namespace of its tools: letters, digits and `-`, at most 24. */
+  readonly alias: string
+}
+
+/** A server to connect to. */
+export type McpServerConfig = McpHttpServerConfig | McpStdioServerConfig
 
 /** A tool of a connected server. */
 export interface McpTool {
@@ -34,6 +49,7 @@ export interface McpTool {
 /** A connected server. */
 export interface McpServer {
   readonly alias: string
+  /** Where it is: its URL, or `stdio:` and its command line. */
   readonly url: string
   /** The protocol version the server agreed to. */
   readonly protocolVersion: string

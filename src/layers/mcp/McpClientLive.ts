@@ -1,6 +1,7 @@
 /**
- * The `McpClient` over Streamable HTTP, registering each connected
- * server's tools into the `ToolRegistry` in context.
+ * The `McpClient`, over Streamable HTTP or a child process's stdio,
+ * registering each connected server's tools into the `ToolRegistry` in
+ * context.
  *
  * - Names: `<alias>__<tool>`, kept a valid function name; a local tool of
  *   the same name wins and the remote one is skipped (with a warning).
@@ -17,12 +18,14 @@
  * @module
  */
 import { HttpClientRequest } from "@effect/platform"
-import { Duration, Effect, Either, Layer, Option, Schema, SynchronizedRef } from "effect"
+import { Duration, Effect, Either, ExecutionStrategy, Exit, Layer, Option, Schema, Scope, SynchronizedRef } from "effect"
 import { isValidAlias, McpError, qualifiedToolName, ToolsListResult, type WireTool } from "../../domain/mcp.js"
 import { McpClient, type McpServer, type McpServerConfig, type McpTool, type Service } from "../../services/McpClient.js"
 import { ToolRegistry } from "../../services/ToolRegistry.js"
 import { makeDispatcher, makeTransport } from "../client/transport.js"
 import * as Connection from "./connection.js"
+import * as HttpChannel from "./httpChannel.js"
+import * as StdioChannel from "./stdioChannel.js"
 import { remoteTool } from "./remoteTools.js"
 
 /** How the client connects. */
@@ -38,7 +41,12 @@ export interface Options {
 interface Entry {
   readonly server: McpServer
   readonly connection: Connection.Connection
+  /** Where the connection's resources live (a stdio server's process). */
+  readonly scope: Scope.CloseableScope
 }
+
+const badAlias = (where: string, alias: string) =>
+  new McpError({ server: where, reason: "Config", detail: `alias "${alias}": use 1 to 24 letters, digits or -` })
 
 const decodeList = Schema.decodeUnknownEither(ToolsListResult)
 
@@ -52,10 +60,12 @@ export const aliasFromUrl = (url: URL): string =>
 const make = (options: Options) =>
   Effect.gen(function*() {
     const registry = yield* ToolRegistry
+    const layerScope = yield* Effect.scope
+    const timeout = Duration.seconds(options.timeoutSeconds ?? 120)
     const transport = makeTransport(
       // Without TLS options there is no CA file to read: this cannot fail.
       yield* Effect.orDie(makeDispatcher(undefined)),
-      { retries: options.retries ?? 5, timeout: Duration.seconds(options.timeoutSeconds ?? 120) },
+      { retries: options.retries ?? 5, timeout },
       (request) => HttpClientRequest.setHeader(request, "user-agent", "easyai")
     )
     const entries = yield* SynchronizedRef.make(new Map<string, Entry>())
@@ -112,46 +122,72 @@ const make = (options: Options) =>
           return new Map(all).set(alias, { ...entry, server: { ...entry.server, tools: registered } })
         }).pipe(Effect.catchAll((error) => Effect.as(Effect.logWarning(`MCP refresh failed: ${error.message}`), all))))
 
+    /** The alias and the channel `config` asks for, the channel living in `scope`. */
+    const open = (config: McpServerConfig, scope: Scope.Scope, onNotification: (alias: string) => (method: string) => Effect.Effect<void>) =>
+      Effect.gen(function*() {
+        if ("command" in config) {
+          if (!isValidAlias(config.alias)) return yield* badAlias(config.command, config.alias)
+          const channel = yield* StdioChannel.make({
+            name: config.alias,
+            command: config.command,
+            args: config.args ?? [],
+            ...(config.env === undefined ? {} : { env: config.env }),
+            ...(config.cwd === undefined ? {} : { cwd: config.cwd }),
+            timeout,
+            onNotification: onNotification(config.alias)
+          }).pipe(Scope.extend(scope))
+          return { alias: config.alias, where: `stdio:${[config.command, ...(config.args ?? [])].join(" ")}`, channel }
+        }
+        let url: URL
+        try {
+          url = new URL(config.url)
+        } catch {
+          return yield* new McpError({ server: config.url, reason: "Config", detail: "not a URL" })
+        }
+        if (url.protocol !== "http:" && url.protocol !== "https:") {
+          return yield* new McpError({ server: config.url, reason: "Config", detail: "only http:// and https:// servers are supported" })
+        }
+        const alias = config.alias ?? aliasFromUrl(url)
+        if (!isValidAlias(alias)) return yield* badAlias(config.url, alias)
+        const channel = HttpChannel.make({
+          name: alias,
+          url: url.href,
+          apiKey: config.apiKey,
+          transport,
+          onNotification: onNotification(alias)
+        })
+        return { alias, where: url.href, channel }
+      })
+
     const connect = (config: McpServerConfig): Effect.Effect<McpServer, McpError> =>
       SynchronizedRef.modifyEffect(entries, (all) =>
         Effect.gen(function*() {
-          let url: URL
-          try {
-            url = new URL(config.url)
-          } catch {
-            return yield* new McpError({ server: config.url, reason: "Config", detail: "not a URL" })
+          const alias = config.alias
+          if (alias !== undefined && all.has(alias)) {
+            return yield* new McpError({ server: alias, reason: "Config", detail: "a server with this alias is already connected" })
           }
-          if (url.protocol !== "http:" && url.protocol !== "https:") {
-            return yield* new McpError({ server: config.url, reason: "Config", detail: "only http:// and https:// servers are supported" })
-          }
-          const alias = config.alias ?? aliasFromUrl(url)
-          if (!isValidAlias(alias)) {
-            return yield* new McpError({
-              server: config.url,
-              reason: "Config",
-              detail: `alias "${alias}": use 1 to 24 letters, digits or -`
-            })
-          }
-          if (all.has(alias)) return yield* new McpError({ server: alias, reason: "Config", detail: "a server with this alias is already connected" })
-          const connection = yield* Connection.connect({
-            name: alias,
-            url: url.href,
-            apiKey: config.apiKey,
-            transport,
-            onNotification: (method) =>
-              method === "notifications/tools/list_changed" ? Effect.asVoid(Effect.forkDaemon(refresh(alias))) : Effect.void
+          const scope = yield* Scope.fork(layerScope, ExecutionStrategy.sequential)
+          const connected = Effect.gen(function*() {
+            const opened = yield* open(config, scope, (named) => (method) =>
+              method === "notifications/tools/list_changed" ? Effect.asVoid(Effect.forkDaemon(refresh(named))) : Effect.void)
+            if (all.has(opened.alias)) {
+              return yield* new McpError({ server: opened.alias, reason: "Config", detail: "a server with this alias is already connected" })
+            }
+            const connection = yield* Connection.connect(opened.alias, opened.channel)
+            const tools = yield* listTools(opened.alias, connection).pipe(Effect.tapError(() => connection.close))
+            const registered = yield* register(opened.alias, connection, tools)
+            const info = connection.server.serverInfo
+            const server: McpServer = {
+              alias: opened.alias,
+              url: opened.where,
+              protocolVersion: connection.server.protocolVersion,
+              serverInfo: info === undefined ? "unknown" : `${info.name}${info.version === undefined ? "" : ` ${info.version}`}`,
+              tools: registered
+            }
+            return [server, new Map(all).set(opened.alias, { server, connection, scope })] as const
           })
-          const tools = yield* listTools(alias, connection).pipe(Effect.tapError(() => connection.close))
-          const registered = yield* register(alias, connection, tools)
-          const info = connection.server.serverInfo
-          const server: McpServer = {
-            alias,
-            url: url.href,
-            protocolVersion: connection.server.protocolVersion,
-            serverInfo: info === undefined ? "unknown" : `${info.name}${info.version === undefined ? "" : ` ${info.version}`}`,
-            tools: registered
-          }
-          return [server, new Map(all).set(alias, { server, connection })] as const
+          // A server that did not connect leaves nothing running.
+          return yield* connected.pipe(Effect.tapError(() => Scope.close(scope, Exit.void)))
         }))
 
     const disconnect = (alias: string): Effect.Effect<boolean> =>
@@ -161,6 +197,7 @@ const make = (options: Options) =>
           if (entry === undefined) return [false, all] as const
           yield* unregister(entry.server)
           yield* entry.connection.close
+          yield* Scope.close(entry.scope, Exit.void)
           const rest = new Map(all)
           rest.delete(alias)
           return [true, rest] as const
@@ -172,6 +209,7 @@ const make = (options: Options) =>
       Effect.map(tools, (all) =>
         Option.fromNullable(all.find((candidate) => `${candidate.alias}.${candidate.name}` === name || candidate.registeredAs === name)))
 
+    // Sessions end before the layer's scope stops the stdio servers' processes.
     yield* Effect.addFinalizer(() =>
       Effect.flatMap(SynchronizedRef.get(entries), (all) => Effect.forEach(all.values(), (entry) => entry.connection.close, { discard: true }))
     )

@@ -1,0 +1,34 @@
+/**
+ * How a connection's JSON-RPC messages travel: over Streamable HTTP or a
+ * child process's stdio. A channel moves messages; `connection.ts` speaks
+ * the protocol over any of them.
+ *
+ * @module
+ */
+import { Data, type Effect } from "effect"
+import type { McpError } from "../../domain/mcp.js"
+
+/** The server forgot the session (HTTP 404): initialize again. */
+export class SessionExpired extends Data.TaggedError("SessionExpired") {}
+
+/** A message as sent: a request (with `id`) or a notification. */
+export type Outgoing = {
+  readonly jsonrpc: "2.0"
+  readonly method: string
+  readonly id?: number
+  readonly params?: unknown
+}
+
+/** One way to reach a server. */
+export interface Channel {
+  /** Sends a request and returns the raw reply message carrying its id. */
+  readonly request: (message: Outgoing & { readonly id: number }) => Effect.Effect<unknown, McpError | SessionExpired>
+  /** Sends a notification. */
+  readonly notify: (message: Outgoing) => Effect.Effect<void, McpError | SessionExpired>
+  /** Forgets the session before a fresh `initialize`. */
+  readonly startOver: Effect.Effect<void>
+  /** Records the protocol version the server agreed to, for the messages that follow. */
+  readonly agreed: (version: string) => Effect.Effect<void>
+  /** Ends the session or the process. */
+  readonly close: Effect.Effect<void>
+}

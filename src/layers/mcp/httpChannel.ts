@@ -1,0 +1,115 @@
+/**
+ * The Streamable HTTP channel: each message POSTed to the server's
+ * endpoint; a reply read as JSON or from an SSE stream (servers may answer
+ * either way), notifications met on that stream handed on; the
+ * `Mcp-Session-Id` the server issues sent back on every message; a 404 on
+ * a live session reported as `SessionExpired`.
+ *
+ * Transport failures and 5xx are retried by the transport's Schedule; a
+ * 4xx and a malformed reply are not.
+ *
+ * @module
+ */
+import { HttpClientRequest, type HttpClientResponse } from "@effect/platform"
+import { Effect, Either, Option, type Redacted, Stream } from "effect"
+import { McpError } from "../../domain/mcp.js"
+import * as Sse from "../client/sse.js"
+import type { SendFailure, Transport } from "../client/transport.js"
+import { type Channel, type Outgoing, SessionExpired } from "./channel.js"
+import { isObject, parseJson } from "./json.js"
+
+/** Where and how to reach the server. */
+export interface HttpChannelOptions {
+  readonly name: string
+  readonly url: string
+  readonly apiKey: Redacted.Redacted<string> | undefined
+  readonly transport: Transport
+  readonly onNotification: (method: string) => Effect.Effect<void>
+}
+
+/** A channel to `options.url`. */
+export const make = (options: HttpChannelOptions): Channel => {
+  const { name, onNotification, transport, url } = options
+  // Owned by this channel; every change happens in one synchronous step.
+  let session: string | undefined
+  let protocol: string | undefined
+
+  const fail = (reason: McpError["reason"], detail: string) => new McpError({ server: name, reason, detail })
+
+  const sendFailure = (failure: SendFailure): McpError | SessionExpired => {
+    const error = failure.error
+    if (error._tag === "HttpStatusError") {
+      if (error.status === 404 && session !== undefined) return new SessionExpired()
+      const said = error.body.trim().slice(0, 300)
+      return fail(error.status >= 500 ? "Unreachable" : "Protocol", `HTTP ${error.status}${said === "" ? "" : `: ${said}`}`)
+    }
+    const attempts = failure.attempts > 1 ? ` (after ${failure.attempts} attempts)` : ""
+    return fail("Unreachable", `${error.detail}${attempts}`)
+  }
+
+  const authorized = (request: HttpClientRequest.HttpClientRequest) =>
+    options.apiKey === undefined ? request : HttpClientRequest.bearerToken(request, options.apiKey)
+
+  /** The reply with `id` from an SSE body, handing notifications on as they pass. */
+  const fromEvents = (response: HttpClientResponse.HttpClientResponse, id: number) =>
+    Sse.messages(transport.body(response)).pipe(
+      Stream.mapError((error) => fail("Unreachable", error.detail)),
+      Stream.mapEffect((message) => {
+        if (message._tag === "Done") return Effect.succeed(Option.none<unknown>())
+        const parsed = parseJson(message.data)
+        if (Either.isLeft(parsed)) return Effect.fail(fail("Protocol", `malformed event: ${parsed.left}`))
+        const value = parsed.right
+        if (isObject(value) && typeof value["method"] === "string" && !("id" in value)) {
+          return Effect.as(onNotification(value["method"]), Option.none<unknown>())
+        }
+        return Effect.succeed(isObject(value) && value["id"] === id ? Option.some(value) : Option.none<unknown>())
+      }),
+      Stream.filterMap((reply) => reply),
+      Stream.runHead,
+      Effect.flatMap(Option.match({
+        onNone: () => Effect.fail(fail("Protocol", "the event stream ended without a reply")),
+        onSome: Effect.succeed
+      }))
+    )
+
+  /** POSTs one message; with an `id`, reads and returns the reply. */
+  const post = (message: Outgoing) =>
+    Effect.scoped(Effect.gen(function*() {
+      const request = HttpClientRequest.post(url).pipe(
+        HttpClientRequest.setHeaders({
+          accept: "application/json, text/event-stream",
+          ...(session === undefined ? {} : { "mcp-session-id": session }),
+          ...(protocol === undefined ? {} : { "mcp-protocol-version": protocol })
+        }),
+        HttpClientRequest.bodyUnsafeJson(message),
+        authorized
+      )
+      const { response } = yield* transport.send(request).pipe(Effect.mapError(sendFailure))
+      const issued = response.headers["mcp-session-id"]
+      if (issued !== undefined && issued !== "") session = issued
+      const id = message.id
+      if (id === undefined) return undefined
+      const type = (response.headers["content-type"] ?? "").toLowerCase()
+      if (type.includes("text/event-stream")) return yield* fromEvents(response, id)
+      const text = yield* transport.text(response).pipe(Effect.mapError((error) => fail("Unreachable", error.detail)))
+      return yield* Either.mapLeft(parseJson(text), (detail) => fail("Protocol", `malformed reply: ${detail}`))
+    }))
+
+  return {
+    request: post,
+    notify: (message) => Effect.asVoid(post(message)),
+    startOver: Effect.sync(() => {
+      session = undefined
+      protocol = undefined
+    }),
+    agreed: (version) =>
+      Effect.sync(() => {
+        protocol = version
+      }),
+    close: Effect.suspend(() => {
+      if (session === undefined) return Effect.void
+      const request = authorized(HttpClientRequest.del(url).pipe(HttpClientRequest.setHeader("mcp-session-id", session)))
+      return Effect.ignore(Effect.scoped(transport.send(request)))
+    })
+  }
+}
