@@ -16,7 +16,7 @@ import { McpError } from "../../domain/mcp.js"
 import * as Sse from "../client/sse.js"
 import type { SendFailure, Transport } from "../client/transport.js"
 import { type Channel, type Outgoing, SessionExpired } from "./channel.js"
-import { isObject, parseJson } from "./json.js"
+import { isObject, parseJson } from "../../domain/json.js"
 
 /** Where and how to reach the server. */
 export interface HttpChannelOptions {

@@ -13,7 +13,7 @@ import { Deferred, Duration, Effect, Either, Exit, type Scope, Stream } from "ef
 import { spawn } from "node:child_process"
 import { McpError } from "../../domain/mcp.js"
 import type { Channel, Outgoing } from "./channel.js"
-import { isObject, parseJson } from "./json.js"
+import { isObject, parseJson } from "../../domain/json.js"
 
 /** The process to start. */
 export interface StdioChannelOptions {

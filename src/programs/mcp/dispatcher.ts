@@ -32,6 +32,7 @@ import {
 } from "../../domain/mcp.js"
 import { writeEditPolicyBlock } from "../../domain/SystemPrompt.js"
 import { closestNames } from "../../domain/closestNames.js"
+import { isObject, parseJson } from "../../domain/json.js"
 import { maxJsonDepth, nestingExceeds } from "../../domain/jsonDepth.js"
 import { newToolCallId, ToolCall, ToolResult, type ToolSpec } from "../../domain/ToolCall.js"
 import type { ToolRegistry } from "../../services/ToolRegistry.js"
@@ -53,9 +54,6 @@ export type Incoming =
   | { readonly _tag: "Reply" }
 
 const decodeRequest = Schema.decodeUnknownEither(JsonRpcRequest)
-
-const isObject = (value: unknown): value is Readonly<Record<string, unknown>> =>
-  typeof value === "object" && value !== null && !Array.isArray(value)
 
 /** Sorts one parsed JSON value, or says why it is not a JSON-RPC message (`-32600`). */
 export const classify = (message: unknown): Either.Either<Incoming, JsonRpcResponse> => {
@@ -86,13 +84,10 @@ export const classifyText = (text: string): Either.Either<Incoming, JsonRpcRespo
   if (nestingExceeds(text, maxJsonDepth)) {
     return Either.left(errorReply(null, JsonRpcErrorCode.ParseError, `parse error: the message nests deeper than ${maxJsonDepth} levels`))
   }
-  let parsed: unknown
-  try {
-    parsed = JSON.parse(text)
-  } catch (error) {
-    return Either.left(errorReply(null, JsonRpcErrorCode.ParseError, `parse error: ${error instanceof Error ? error.message : String(error)}`))
-  }
-  return classify(parsed)
+  return Either.match(parseJson(text), {
+    onLeft: (detail) => Either.left(errorReply(null, JsonRpcErrorCode.ParseError, `parse error: ${detail}`)),
+    onRight: classify
+  })
 }
 
 /** The protocol version a server answers a client's `initialize` with. */

@@ -1,5 +1,5 @@
 /**
- * Small JSON helpers of the MCP client.
+ * Small helpers for JSON read from the network.
  *
  * @module
  */
