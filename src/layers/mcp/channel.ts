@@ -21,12 +21,17 @@ export type Outgoing = {
 
 /** One way to reach a server. */
 export interface Channel {
-  /** Sends a request and returns the raw reply message carrying its id. */
-  readonly request: (message: Outgoing & { readonly id: number }) => Effect.Effect<unknown, McpError | SessionExpired>
+  /**
+   * Sends a request and returns the raw reply message carrying its id.
+   * `fresh`: outside any session (an `initialize`); the session it opens
+   * replaces the current one once it is issued.
+   */
+  readonly request: (
+    message: Outgoing & { readonly id: number },
+    fresh?: boolean
+  ) => Effect.Effect<unknown, McpError | SessionExpired>
   /** Sends a notification. */
   readonly notify: (message: Outgoing) => Effect.Effect<void, McpError | SessionExpired>
-  /** Forgets the session before a fresh `initialize`. */
-  readonly startOver: Effect.Effect<void>
   /** Records the protocol version the server agreed to, for the messages that follow. */
   readonly agreed: (version: string) => Effect.Effect<void>
   /** Ends the session or the process. */

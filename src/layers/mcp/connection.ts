@@ -32,10 +32,10 @@ export const connect = (name: string, channel: Channel): Effect.Effect<Connectio
     const fail = (reason: McpError["reason"], detail: string, code?: number) =>
       new McpError({ server: name, reason, detail, ...(code === undefined ? {} : { code }) })
 
-    const send = (method: string, params: unknown) =>
+    const send = (method: string, params: unknown, fresh = false) =>
       Effect.gen(function*() {
         const id = nextId++
-        const raw = yield* channel.request({ jsonrpc: "2.0", id, method, ...(params === undefined ? {} : { params }) })
+        const raw = yield* channel.request({ jsonrpc: "2.0", id, method, ...(params === undefined ? {} : { params }) }, fresh)
         const reply = decodeReply(raw)
         if (Either.isLeft(reply)) return yield* fail("Protocol", "the reply is not a JSON-RPC 2.0 response")
         const error = reply.right.error
@@ -44,12 +44,11 @@ export const connect = (name: string, channel: Channel): Effect.Effect<Connectio
       })
 
     const initialize = Effect.gen(function*() {
-      yield* channel.startOver
       const result = yield* send("initialize", {
         protocolVersion: latestProtocolVersion,
         capabilities: {},
         clientInfo: { name: "easyai", version }
-      })
+      }, true)
       const server = decodeInitialize(result)
       if (Either.isLeft(server)) return yield* fail("Protocol", "the initialize result is malformed")
       if (!isSupportedVersion(server.right.protocolVersion)) {
@@ -64,14 +63,27 @@ export const connect = (name: string, channel: Channel): Effect.Effect<Connectio
       Effect.catchTag("SessionExpired", () => Effect.fail(fail("Protocol", "the server refused the new session (404)")))
     )
 
+    // Calls in flight when a session expires all see the 404: the first re-initializes, the others
+    // wait for it and resend. `generation` counts the sessions this connection has had.
+    let generation = 0
+    const renewing = yield* Effect.makeSemaphore(1)
+    const renew = (seen: number) =>
+      renewing.withPermits(1)(Effect.suspend(() => {
+        if (generation !== seen) return Effect.void
+        return Effect.zipRight(initialize, Effect.sync(() => generation++))
+      }))
+
     const request = (method: string, params: unknown): Effect.Effect<unknown, McpError> =>
-      send(method, params).pipe(
-        // Once: a server that forgets the session again right away is failing, not expiring.
-        Effect.catchTag("SessionExpired", () =>
-          Effect.zipRight(initialize, send(method, params)).pipe(
-            Effect.catchTag("SessionExpired", () => Effect.fail(fail("Protocol", "the session expired again right after re-initializing")))
-          ))
-      )
+      Effect.suspend(() => {
+        const seen = generation
+        return send(method, params).pipe(
+          // Once: a server that forgets the session again right away is failing, not expiring.
+          Effect.catchTag("SessionExpired", () =>
+            Effect.zipRight(renew(seen), send(method, params)).pipe(
+              Effect.catchTag("SessionExpired", () => Effect.fail(fail("Protocol", "the session expired again right after re-initializing")))
+            ))
+        )
+      })
 
     return { server, request, close: channel.close }
   })

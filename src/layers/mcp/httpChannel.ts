@@ -36,10 +36,11 @@ export const make = (options: HttpChannelOptions): Channel => {
 
   const fail = (reason: McpError["reason"], detail: string) => new McpError({ server: name, reason, detail })
 
-  const sendFailure = (failure: SendFailure): McpError | SessionExpired => {
+  /** `sentSession`: the session the failed message carried; only a 404 on a session means it expired. */
+  const sendFailure = (failure: SendFailure, sentSession: string | undefined): McpError | SessionExpired => {
     const error = failure.error
     if (error._tag === "HttpStatusError") {
-      if (error.status === 404 && session !== undefined) return new SessionExpired()
+      if (error.status === 404 && sentSession !== undefined) return new SessionExpired()
       const said = error.body.trim().slice(0, 300)
       return fail(error.status >= 500 ? "Unreachable" : "Protocol", `HTTP ${error.status}${said === "" ? "" : `: ${said}`}`)
     }
@@ -50,19 +51,38 @@ export const make = (options: HttpChannelOptions): Channel => {
   const authorized = (request: HttpClientRequest.HttpClientRequest) =>
     options.apiKey === undefined ? request : HttpClientRequest.bearerToken(request, options.apiKey)
 
-  /** The reply with `id` from an SSE body, handing notifications on as they pass. */
+  /**
+   * Answers a request the server sent on a reply stream: `ping` is answered,
+   * anything else (sampling, elicitation…) is declined as not supported, so
+   * the server's tool does not wait for an answer that never comes.
+   */
+  const answer = (id: unknown, method: string) =>
+    typeof id === "string" || typeof id === "number"
+      ? Effect.ignore(post(
+        method === "ping"
+          ? { jsonrpc: "2.0", id, result: {} }
+          : { jsonrpc: "2.0", id, error: { code: -32601, message: `this client does not support ${method}` } }
+      ))
+      : Effect.void
+
+  /** The reply with `id` from an SSE body, handling the notifications and requests met on the way. */
   const fromEvents = (response: HttpClientResponse.HttpClientResponse, id: number) =>
     Sse.messages(transport.body(response)).pipe(
       Stream.mapError((error) => fail("Unreachable", error.detail)),
       Stream.mapEffect((message) => {
-        if (message._tag === "Done") return Effect.succeed(Option.none<unknown>())
+        // A priming event (an id for resuming, empty data) carries no message.
+        if (message._tag === "Done" || message.data.trim() === "") return Effect.succeed(Option.none<unknown>())
         const parsed = parseJson(message.data)
         if (Either.isLeft(parsed)) return Effect.fail(fail("Protocol", `malformed event: ${parsed.left}`))
         const value = parsed.right
-        if (isObject(value) && typeof value["method"] === "string" && !("id" in value)) {
-          return Effect.as(onNotification(value["method"]), Option.none<unknown>())
+        if (!isObject(value)) return Effect.succeed(Option.none<unknown>())
+        const method = value["method"]
+        if (typeof method === "string") {
+          // The server's own ids are numbered apart from ours: a message with a method is never our reply.
+          const handled = "id" in value ? Effect.forkDaemon(answer(value["id"], method)) : onNotification(method)
+          return Effect.as(handled, Option.none<unknown>())
         }
-        return Effect.succeed(isObject(value) && value["id"] === id ? Option.some(value) : Option.none<unknown>())
+        return Effect.succeed(value["id"] === id ? Option.some<unknown>(value) : Option.none<unknown>())
       }),
       Stream.filterMap((reply) => reply),
       Stream.runHead,
@@ -72,23 +92,27 @@ export const make = (options: HttpChannelOptions): Channel => {
       }))
     )
 
-  /** POSTs one message; with an `id`, reads and returns the reply. */
-  const post = (message: Outgoing) =>
+  /**
+   * POSTs one message — a request, a notification, or a reply to the
+   * server's request; for a request, reads and returns the reply.
+   */
+  const post = (message: Outgoing | Record<string, unknown>, fresh = false): Effect.Effect<unknown, McpError | SessionExpired> =>
     Effect.scoped(Effect.gen(function*() {
+      const sentSession = fresh ? undefined : session
       const request = HttpClientRequest.post(url).pipe(
         HttpClientRequest.setHeaders({
           accept: "application/json, text/event-stream",
-          ...(session === undefined ? {} : { "mcp-session-id": session }),
-          ...(protocol === undefined ? {} : { "mcp-protocol-version": protocol })
+          ...(sentSession === undefined ? {} : { "mcp-session-id": sentSession }),
+          ...(protocol === undefined || fresh ? {} : { "mcp-protocol-version": protocol })
         }),
         HttpClientRequest.bodyUnsafeJson(message),
         authorized
       )
-      const { response } = yield* transport.send(request).pipe(Effect.mapError(sendFailure))
+      const { response } = yield* transport.send(request).pipe(Effect.mapError((failure) => sendFailure(failure, sentSession)))
       const issued = response.headers["mcp-session-id"]
       if (issued !== undefined && issued !== "") session = issued
-      const id = message.id
-      if (id === undefined) return undefined
+      const id = message["id"]
+      if (typeof id !== "number" || "result" in message || "error" in message) return undefined
       const type = (response.headers["content-type"] ?? "").toLowerCase()
       if (type.includes("text/event-stream")) return yield* fromEvents(response, id)
       const text = yield* transport.text(response).pipe(Effect.mapError((error) => fail("Unreachable", error.detail)))
@@ -98,10 +122,6 @@ export const make = (options: HttpChannelOptions): Channel => {
   return {
     request: post,
     notify: (message) => Effect.asVoid(post(message)),
-    startOver: Effect.sync(() => {
-      session = undefined
-      protocol = undefined
-    }),
     agreed: (version) =>
       Effect.sync(() => {
         protocol = version

@@ -110,7 +110,6 @@ export const make = (options: StdioChannelOptions): Effect.Effect<Channel, McpEr
           )
         }),
       notify: write,
-      startOver: Effect.void,
       agreed: () => Effect.void,
       close: Effect.void
     } satisfies Channel

@@ -11,7 +11,8 @@
  * Tools are registered in a fixed order, so the catalogue (and the system
  * prompt that lists it) is the same on every start: the defaults (datetime,
  * plan, web), the host tools (fs, bash, evaluate, external), memory, the
- * MCP servers' tools, skills, the session's own tools, and `tool_lookup` last.
+ * session's own tools, the MCP servers' tools (a local tool keeps its name
+ * against them), skills, and `tool_lookup` last.
  *
  * @module
  */
@@ -126,8 +127,10 @@ export const layer = <E>(options: Options<E>): Layer.Layer<Services, E | BuildEr
   const registrations = after(after(builtins, host), knowledge).pipe(
     Layer.provide(Layer.mergeAll(registry, plan, sandbox, NodeHttpClient.layerUndici))
   )
-  // MCP servers' tools come after every local one, so a local tool keeps its name.
-  const mcp = McpClientLive.layer(options.mcp).pipe(Layer.provide(Layer.merge(registrations, registry)))
+  // The session's own tools, then MCP servers' tools: after every local one, so a local tool keeps its name.
+  const sessionTools = registering(Effect.succeed(options.session?.tools ?? []))
+  const locals = after(registrations, sessionTools).pipe(Layer.provide(registry))
+  const mcp = McpClientLive.layer(options.mcp).pipe(Layer.provide(Layer.merge(locals, registry)))
 
   // Workspace context and skills are read when the session is built, after every other tool is registered.
   const session = Layer.unwrapEffect(Effect.gen(function*() {
@@ -145,7 +148,8 @@ export const layer = <E>(options: Options<E>): Layer.Layer<Services, E | BuildEr
       for (const tool of loaded.tools) yield* registry.add(tool)
       if (loaded.systemText !== undefined) context.push(loaded.systemText)
     }
-    const config = options.session ?? {}
+    // The session's own tools are already registered, ahead of the MCP servers' tools.
+    const { tools: _registered, ...config } = options.session ?? {}
     return SessionLive.layer({ ...config, context: [...context, ...(config.context ?? [])] })
   })).pipe(Layer.provide(Layer.merge(registry, sandbox)))
 

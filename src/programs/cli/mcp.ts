@@ -84,7 +84,10 @@ const flags = {
 }
 type Flags = Command.Command.ParseConfig<typeof flags>
 
-const hostTools = (flag: Flags) => Option.isSome(flag.sandbox) || Option.isSome(flag.externalTools)
+/** Whether any served tool reaches beyond answering: files, processes, memory, skills, other servers. */
+const hostTools = (flag: Flags) =>
+  Option.isSome(flag.sandbox) || Option.isSome(flag.externalTools) || Option.isSome(flag.memory) ||
+  Option.isSome(flag.skills) || flag.mcp.length > 0
 
 /** The tools the flags ask for, registered as a chat agent's would be (no model behind them). */
 const toolsLayer = (flag: Flags, mcpKey: Option.Option<Redacted.Redacted<string>>) =>
@@ -92,7 +95,7 @@ const toolsLayer = (flag: Flags, mcpKey: Option.Option<Redacted.Redacted<string>
     ...(flag.mcp.length === 0 ? {} : { mcp: { servers: flag.mcp.map((text) => parseMcpServer(text, mcpKey)) } }),
     model: NoChatModel.layer("the MCP server serves tools and runs no model"),
     toolMode: flag.toolsMode,
-    ...(hostTools(flag)
+    ...(Option.isSome(flag.sandbox) || Option.isSome(flag.externalTools)
       ? {
         host: {
           root: Option.getOrElse(flag.sandbox, () => "."),
@@ -107,10 +110,22 @@ const toolsLayer = (flag: Flags, mcpKey: Option.Option<Redacted.Redacted<string>
     ...Option.match(flag.skills, { onNone: () => ({}), onSome: (dir) => ({ skills: { directories: [dir] } }) })
   })
 
-const allowList = (flag: Flags): Dispatcher.DispatcherOptions =>
+/**
+ * Narrows the registry to `--tools`: the other tools are removed, so
+ * `tools/list`, `tool_lookup` and the instructions all agree on what exists.
+ */
+const narrowTools = (flag: Flags) =>
   Option.match(flag.tools, {
-    onNone: () => ({}),
-    onSome: (names) => ({ allow: new Set(names.split(",").map((name) => name.trim()).filter((name) => name !== "")) })
+    onNone: () => Effect.void,
+    onSome: (list) =>
+      Effect.gen(function*() {
+        const registry = yield* ToolRegistry
+        const wanted = new Set(list.split(",").map((name) => name.trim()).filter((name) => name !== ""))
+        const present = (yield* registry.specs).map((spec) => spec.name)
+        for (const name of present) if (!wanted.has(name)) yield* registry.remove(name)
+        const unknown = [...wanted].filter((name) => !present.includes(name))
+        if (unknown.length > 0) yield* Effect.logWarning(`--tools: no tool called ${unknown.join(", ")}`)
+      })
   })
 
 const checkFlags = (flag: Flags) =>
@@ -124,18 +139,16 @@ const writeLine = (line: string) =>
   })
 
 /** MCP on stdin/stdout until the client closes the pipe. */
-const serveStdio = (flag: Flags) =>
-  Effect.gen(function*() {
-    const dispatcher = Dispatcher.make(yield* ToolRegistry, allowList(flag))
-    const stdin = NodeStream.fromReadable(() => process.stdin, (error) => new ConfigurationError({ message: `stdin: ${String(error)}` }))
-    yield* StdioTransport.serve(dispatcher, stdin, writeLine)
-  })
+const serveStdio = Effect.gen(function*() {
+  const dispatcher = Dispatcher.make(yield* ToolRegistry)
+  const stdin = NodeStream.fromReadable(() => process.stdin, (error) => new ConfigurationError({ message: `stdin: ${String(error)}` }))
+  yield* StdioTransport.serve(dispatcher, stdin, writeLine)
+})
 
 /** MCP over HTTP until SIGINT/SIGTERM. */
 const serveHttp = (flag: Flags) =>
   Effect.scoped(Effect.gen(function*() {
     const served = yield* McpServerApp.make({
-      ...allowList(flag),
       sessions: !flag.noSessions,
       hostTools: hostTools(flag),
       ...Option.match(flag.apiKey, { onNone: () => ({}), onSome: (key) => ({ apiKey: key }) })
@@ -148,7 +161,7 @@ const serveHttp = (flag: Flags) =>
     })
     const address = server.address
     const url = address._tag === "TcpAddress" ? `http://${address.hostname}:${address.port}/mcp` : address.path
-    const count = (yield* (yield* ToolRegistry).specs).filter((spec) => allowList(flag).allow?.has(spec.name) ?? true).length
+    const count = (yield* (yield* ToolRegistry).specs).length
     yield* Console.log(`easyai mcp · ${url}\n  tools ${count} · auth ${Option.isSome(flag.apiKey) ? "on" : "off"} · sessions ${flag.noSessions ? "off" : "on"}`)
     return yield* Effect.never
   }))
@@ -158,7 +171,7 @@ export const mcpCommand = Command.make("mcp", flags, (flag) =>
   Effect.gen(function*() {
     yield* checkFlags(flag)
     const serve: Effect.Effect<void, ConfigurationError | HttpServerError.ServeError, ToolRegistry> = flag.stdio
-      ? serveStdio(flag)
+      ? serveStdio
       : serveHttp(flag)
-    yield* serve.pipe(Effect.provide(toolsLayer(flag, yield* mcpApiKey)))
+    yield* Effect.zipRight(narrowTools(flag), serve).pipe(Effect.provide(toolsLayer(flag, yield* mcpApiKey)))
   }).pipe(reportFailure("easyai mcp"))).pipe(Command.withDescription("Serve easyai's tools over MCP (Streamable HTTP at /mcp, or --stdio) without loading a model."))

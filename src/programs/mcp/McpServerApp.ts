@@ -34,16 +34,20 @@ export const routes = (transport: HttpTransport.HttpTransport) =>
   )
 
 /**
- * The transport over the registry in context, with tool calls counted by
- * an admission gate (unbounded) so a graceful stop can wait for them.
+ * The transport over the registry in context, with requests counted in
+ * flight (no limit) so a graceful stop can wait for them.
  */
 export const makeTransport = (options: McpServerOptions = {}) =>
   Effect.gen(function*() {
     const registry = yield* ToolRegistry
-    const admission = yield* Admission.make(Number.MAX_SAFE_INTEGER, 0)
+    const admission = yield* Admission.unbounded
     const dispatcher = Dispatcher.make(registry, options)
     const counted: Dispatcher.Dispatcher = {
-      handle: (incoming) => Effect.scoped(Effect.zipRight(Effect.orDie(admission.enter), dispatcher.handle(incoming)))
+      handle: (incoming) =>
+        incoming._tag === "Request"
+          // An unbounded counter never refuses: its failure channel is empty in fact.
+          ? Effect.scoped(Effect.zipRight(Effect.orDie(admission.enter), dispatcher.handle(incoming)))
+          : dispatcher.handle(incoming)
     }
     return { transport: HttpTransport.make(counted, options), dispatcher: counted, admission }
   })

@@ -40,7 +40,12 @@ import { version } from "../version.js"
 
 /** How the dispatcher serves the registry. */
 export interface DispatcherOptions {
-  /** The tools offered, by name; every registered tool when absent. */
+  /**
+   * The tools offered, by name; every registered tool when absent. The
+   * registry itself is untouched (the local model still sees every tool, and
+   * `tool_lookup` describes them all): to narrow a whole agent, remove the
+   * other tools from the registry instead, as `easyai mcp --tools` does.
+   */
   readonly allow?: ReadonlySet<string>
   /** Tools per `tools/list` page. Default 100. */
   readonly pageSize?: number
@@ -183,8 +188,9 @@ export const make = (registry: ToolRegistry["Type"], options: DispatcherOptions 
       if (typeof name !== "string" || name === "") {
         return errorReply(id, JsonRpcErrorCode.InvalidParams, "tools/call needs params.name, the tool to call")
       }
-      if (options.allow !== undefined && !options.allow.has(name)) {
-        return resultReply(id, wireResult(notOffered(name, yield* offered)))
+      if (options.allow !== undefined) {
+        const specs = yield* offered
+        if (!specs.some((spec) => spec.name === name)) return resultReply(id, wireResult(notOffered(name, specs)))
       }
       const args = isObject(params) ? params["arguments"] : undefined
       // The arguments reach the tool as a model's would: it repairs and checks them, and teaches on failure.

@@ -12,7 +12,7 @@
  *
  * @module
  */
-import { type HttpApp, HttpServer, type HttpServerError } from "@effect/platform"
+import { type HttpApp, HttpMiddleware, HttpServer, type HttpServerError } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
 import { Duration, Effect, Layer, type Scope } from "effect"
 import { createServer, type Server } from "node:http"
@@ -69,7 +69,8 @@ export const serve = (
       host: listen.host ?? defaultHost,
       port: listen.port ?? defaultPort
     })
-    yield* server.serve(served.app)
+    // No span per request: at thousands of small requests a second the tracer is a measurable share of the work.
+    yield* HttpMiddleware.withTracerDisabledWhenEffect(server.serve(served.app), () => true)
     // Added after the server's own finalizer, so it runs before it.
     yield* Effect.addFinalizer(() => drain(node, served.admission, Duration.seconds(listen.graceSeconds ?? defaultGraceSeconds)))
     return server
@@ -80,6 +81,11 @@ export interface Options<E> extends SessionStack.Options<E> {
   readonly server?: ServerOptions
   readonly listen?: ListenOptions
 }
+
+/** Whether any server-side tool reaches beyond answering: files, processes, memory, skills, other MCP servers. */
+const reachesBeyond = <E>(options: Options<E>): boolean =>
+  options.host !== undefined || options.memory !== undefined || options.skills !== undefined ||
+  (options.mcp?.servers?.length ?? 0) > 0
 
 /** The socket and the app on it (for banners and tests). */
 export type Services = HttpServer.HttpServer | ServerApp.ServerApp
@@ -95,7 +101,7 @@ export const layer = <E>(
   const services = Layer.merge(SessionStack.layer(options), options.model)
   const app = Layer.effect(
     ServerApp.ServerApp,
-    ServerApp.make({ hostTools: options.host !== undefined, ...options.server })
+    ServerApp.make({ hostTools: reachesBeyond(options), ...options.server })
   )
   const server = Layer.scoped(
     HttpServer.HttpServer,

@@ -7,7 +7,7 @@
  *
  * @module
  */
-import { Effect, type Scope, Stream, SubscriptionRef } from "effect"
+import { Duration, Effect, Ref, Schedule, type Scope } from "effect"
 import { type ApiError, overloaded } from "./ApiError.js"
 
 /** How busy the server is. */
@@ -32,30 +32,51 @@ export interface Admission {
 /** Seconds a refused client is told to wait. */
 export const retryAfterSeconds = 1
 
+/** How often `idle` looks at the load; it only waits during a shutdown. */
+const idlePoll = Duration.millis(25)
+
+const idleWhile = (load: Effect.Effect<Load>): Effect.Effect<void> =>
+  load.pipe(
+    Effect.repeat({ until: (current) => current.active + current.queued === 0, schedule: Schedule.spaced(idlePoll) }),
+    Effect.asVoid
+  )
+
 /** A gate with `slots` concurrent generations and room for `queueLimit` waiting ones. */
 export const make = (slots: number, queueLimit: number): Effect.Effect<Admission> =>
   Effect.gen(function*() {
     const semaphore = yield* Effect.makeSemaphore(slots)
-    const state = yield* SubscriptionRef.make<Load>({ active: 0, queued: 0 })
-    const leaveQueue = SubscriptionRef.update(state, (load) => ({ ...load, queued: load.queued - 1 }))
+    const state = yield* Ref.make<Load>({ active: 0, queued: 0 })
+    const leaveQueue = Ref.update(state, (load) => ({ ...load, queued: load.queued - 1 }))
 
     const enter = Effect.uninterruptibleMask((restore) =>
       Effect.gen(function*() {
-        const admitted = yield* SubscriptionRef.modify(state, (load) =>
+        const admitted = yield* Ref.modify(state, (load) =>
           load.active + load.queued >= slots + queueLimit
             ? [false, load] as const
             : [true, { ...load, queued: load.queued + 1 }] as const)
         if (!admitted) return yield* overloaded(retryAfterSeconds)
         yield* restore(semaphore.take(1)).pipe(Effect.onInterrupt(() => leaveQueue))
-        yield* SubscriptionRef.update(state, (load) => ({ active: load.active + 1, queued: load.queued - 1 }))
+        yield* Ref.update(state, (load) => ({ active: load.active + 1, queued: load.queued - 1 }))
         yield* Effect.addFinalizer(() =>
-          Effect.zipRight(SubscriptionRef.update(state, (load) => ({ ...load, active: load.active - 1 })), semaphore.release(1))
+          Effect.zipRight(Ref.update(state, (load) => ({ ...load, active: load.active - 1 })), semaphore.release(1))
         )
       })
     )
-    const idle = state.changes.pipe(
-      Stream.takeUntil((load) => load.active + load.queued === 0),
-      Stream.runDrain
-    )
-    return { enter, load: SubscriptionRef.get(state), idle }
+    const load = Ref.get(state)
+    return { enter, load, idle: idleWhile(load) }
   })
+
+/**
+ * A counter of work in flight, without a limit (MCP tool calls): `enter`
+ * counts the scope as active, and never waits or fails.
+ */
+export const unbounded: Effect.Effect<Admission> = Effect.map(Ref.make(0), (active) => {
+  const load = Effect.map(Ref.get(active), (count): Load => ({ active: count, queued: 0 }))
+  return {
+    enter: Effect.asVoid(
+      Effect.acquireRelease(Ref.update(active, (count) => count + 1), () => Ref.update(active, (count) => count - 1))
+    ),
+    load,
+    idle: idleWhile(load)
+  }
+})

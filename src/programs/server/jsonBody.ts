@@ -7,8 +7,8 @@
  *
  * @module
  */
-import { HttpServerRequest } from "@effect/platform"
-import { Effect, Stream } from "effect"
+import { FileSystem, HttpServerRequest } from "@effect/platform"
+import { Effect, Option, Stream } from "effect"
 import { maxJsonDepth, nestingExceeds } from "../../domain/jsonDepth.js"
 import { type ApiError, badRequest, payloadTooLarge } from "./ApiError.js"
 
@@ -39,6 +39,13 @@ const boundedBytes = (request: HttpServerRequest.HttpServerRequest, maxBytes: nu
   Effect.gen(function*() {
     const declared = Number(request.headers["content-length"] ?? Number.NaN)
     if (Number.isFinite(declared) && declared > maxBytes) return yield* payloadTooLarge(maxBytes)
+    if (Number.isFinite(declared)) {
+      // A declared length within the cap: node's parser delivers exactly that many bytes, read in one go.
+      const whole = yield* HttpServerRequest.withMaxBodySize(request.arrayBuffer, Option.some(FileSystem.Size(maxBytes))).pipe(
+        Effect.mapError(() => badRequest("the request body could not be read"))
+      )
+      return Buffer.from(whole)
+    }
     const kept: Array<Uint8Array> = []
     let received = 0
     yield* request.stream.pipe(

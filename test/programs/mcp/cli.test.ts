@@ -1,0 +1,229 @@
+/**
+ * `easyai mcp` as a user runs it: a real process, over HTTP (found through
+ * its banner, stopped with SIGTERM) and over stdio (the protocol on stdout,
+ * nothing else).
+ */
+import { HttpClient, HttpClientRequest } from "@effect/platform"
+import { NodeHttpClient } from "@effect/platform-node"
+import { describe, expect, it } from "@effect/vitest"
+import { Effect, Fiber, Mailbox, Queue, Stream } from "effect"
+import { mkdirSync, writeFileSync } from "node:fs"
+import * as path from "node:path"
+import { callParams, initializeParams, rpcNotification, rpcRequest } from "../../support/mcp.js"
+import { runTs, startTs } from "../../support/process.js"
+import { field } from "../../support/server.js"
+import { tempDir } from "../../support/tempDir.js"
+
+const bannerPattern = /^easyai mcp · http:\/\/127\.0\.0\.1:(\d+)\/mcp$/
+
+/** Starts `easyai mcp` over HTTP on a free port; its output lines are queued as they come. */
+const startHttp = (...extra: ReadonlyArray<string>) =>
+  Effect.gen(function*() {
+    const process = yield* startTs("src/programs/cli/main.ts", "mcp", "--port", "0", ...extra)
+    const stdout = yield* Queue.unbounded<string>()
+    yield* process.stdout.pipe(
+      Stream.decodeText(),
+      Stream.splitLines,
+      Stream.runForEach((line) => Queue.offer(stdout, line)),
+      Effect.forkScoped
+    )
+    const nextLine = Queue.take(stdout).pipe(
+      Effect.timeoutFail({ duration: "60 seconds", onTimeout: () => new Error("easyai mcp printed no line") })
+    )
+    const banner = yield* nextLine
+    const summary = yield* nextLine
+    return { process, banner, summary, port: Number(bannerPattern.exec(banner)?.[1] ?? Number.NaN) }
+  })
+
+/** POSTs one JSON-RPC message to `url` and reads the reply. */
+const post = (url: string, message: unknown, headers: Readonly<Record<string, string>> = {}) =>
+  Effect.scoped(Effect.gen(function*() {
+    const response = yield* (yield* HttpClient.HttpClient).execute(
+      HttpClientRequest.post(url).pipe(
+        HttpClientRequest.setHeaders({ accept: "application/json, text/event-stream", ...headers }),
+        HttpClientRequest.bodyUnsafeJson(message)
+      )
+    )
+    const text = yield* response.text
+    return { status: response.status, session: response.headers["mcp-session-id"], body: text === "" ? undefined : JSON.parse(text) }
+  }))
+
+/** Whether `line` is one JSON-RPC 2.0 reply: an id (or null) and exactly one of result and error. */
+const isJsonRpcReply = (line: string): boolean => {
+  let message: unknown
+  try {
+    message = JSON.parse(line)
+  } catch {
+    return false
+  }
+  if (typeof message !== "object" || message === null || Array.isArray(message)) return false
+  const keys = new Set(Object.keys(message))
+  const id = field(message, "id")
+  return field(message, "jsonrpc") === "2.0" &&
+    (id === null || typeof id === "string" || typeof id === "number") &&
+    keys.has("result") !== keys.has("error")
+}
+
+describe("easyai mcp over HTTP (a real process)", () => {
+  it.scoped("prints its banner, serves /mcp and /health, and exits 0 on SIGTERM", () =>
+    Effect.gen(function*() {
+      const { banner, port, process, summary } = yield* startHttp()
+      expect(banner).toMatch(bannerPattern)
+      expect(port).toBeGreaterThan(0)
+      // The defaults: datetime, plan, web_search, web_fetch, tool_lookup.
+      expect(summary).toBe("  tools 5 · auth off · sessions on")
+      const url = `http://127.0.0.1:${port}/mcp`
+      const initialized = yield* post(url, rpcRequest(1, "initialize", initializeParams()))
+      expect(initialized.status).toBe(200)
+      expect(field(initialized.body, "result", "serverInfo", "name")).toBe("easyai")
+      expect(initialized.session).toMatch(/^[0-9a-f-]{36}$/)
+      const session = { "mcp-session-id": initialized.session ?? "" }
+      expect((yield* post(url, rpcNotification("notifications/initialized"), session)).status).toBe(202)
+      const now = yield* post(url, rpcRequest(2, "tools/call", callParams("datetime", { timezone: "UTC" })), session)
+      expect(field(now.body, "result", "structuredContent", "timeZone")).toBe("UTC")
+      const health = yield* Effect.scoped(Effect.flatMap(
+        Effect.flatMap(HttpClient.HttpClient, (client) => client.get(`http://127.0.0.1:${port}/health`)),
+        (response) => response.json
+      ))
+      expect(health).toEqual({ status: "ok", tools: 5, sessions: 1, compat: { mcp: ["/mcp"] } })
+      yield* process.kill("SIGTERM")
+      expect(Number(yield* process.exitCode)).toBe(0)
+    }).pipe(Effect.provide(NodeHttpClient.layerUndici)), { timeout: 120_000 })
+
+  it.scoped("follows --tools, --no-sessions and --api-key", () =>
+    Effect.gen(function*() {
+      const { port, process, summary } = yield* startHttp("--tools", "datetime", "--no-sessions", "--api-key", "sekret")
+      expect(summary).toBe("  tools 1 · auth on · sessions off")
+      const url = `http://127.0.0.1:${port}/mcp`
+      expect((yield* post(url, rpcRequest(1, "tools/list"))).status).toBe(401)
+      const listed = yield* post(url, rpcRequest(1, "tools/list"), { authorization: "Bearer sekret" })
+      expect(listed.status).toBe(200)
+      expect(field(listed.body, "result", "tools", 0, "name")).toBe("datetime")
+      expect(field(listed.body, "result", "tools", 1)).toBeUndefined()
+      const initialized = yield* post(url, rpcRequest(2, "initialize", initializeParams()), { authorization: "Bearer sekret" })
+      expect(initialized.session).toBeUndefined()
+      yield* process.kill("SIGTERM")
+      expect(Number(yield* process.exitCode)).toBe(0)
+    }).pipe(Effect.provide(NodeHttpClient.layerUndici)), { timeout: 120_000 })
+
+  it.live("refuses --allow-bash without --sandbox in one line, exit code 1", () =>
+    Effect.gen(function*() {
+      const { exitCode, stderr, stdout } = yield* runTs("src/programs/cli/main.ts", "mcp", "--allow-bash")
+      expect(exitCode).toBe(1)
+      expect(stdout).toBe("")
+      expect(stderr).toBe("easyai mcp: --allow-bash needs --sandbox DIR: the shell runs inside the sandbox")
+    }), { timeout: 60_000 })
+})
+
+describe("easyai mcp --stdio (a real process)", () => {
+  /** Starts `easyai mcp --stdio`: lines go in through a mailbox, stdout and stderr lines come out in queues. */
+  const startStdio = (...extra: ReadonlyArray<string>) =>
+    Effect.gen(function*() {
+      const process = yield* startTs("src/programs/cli/main.ts", "mcp", "--stdio", ...extra)
+      const input = yield* Mailbox.make<Uint8Array>()
+      const writer = yield* Stream.run(Mailbox.toStream(input), process.stdin).pipe(Effect.forkScoped)
+      const stdout = yield* Queue.unbounded<string>()
+      const stderr = yield* Queue.unbounded<string>()
+      const lines = (stream: Stream.Stream<Uint8Array, unknown>, queue: Queue.Queue<string>) =>
+        stream.pipe(Stream.decodeText(), Stream.splitLines, Stream.runForEach((line) => Queue.offer(queue, line)), Effect.forkScoped)
+      const stdoutDone = yield* lines(process.stdout, stdout)
+      yield* lines(process.stderr, stderr)
+      const encoder = new TextEncoder()
+      /** Writes one line to the program's stdin. */
+      const send = (line: string) => input.offer(encoder.encode(`${line}\n`))
+      /** The next stdout line, which must be a JSON-RPC reply; returned parsed. */
+      const reply = Effect.gen(function*() {
+        const line = yield* Queue.take(stdout).pipe(
+          Effect.timeoutFail({ duration: "60 seconds", onTimeout: () => new Error("no reply on stdout") })
+        )
+        expect(isJsonRpcReply(line), `stdout carried something other than a JSON-RPC reply: ${line.slice(0, 200)}`).toBe(true)
+        const parsed: unknown = JSON.parse(line)
+        return parsed
+      })
+      /** Closes stdin and waits for the program to end on its own; returns its exit code and what stdout still held. */
+      const finish = Effect.gen(function*() {
+        yield* input.end
+        yield* Fiber.join(writer)
+        const exitCode = yield* process.exitCode.pipe(
+          Effect.timeoutFail({ duration: "20 seconds", onTimeout: () => new Error("easyai mcp --stdio did not end with its stdin") })
+        )
+        yield* Fiber.join(stdoutDone)
+        return { exitCode: Number(exitCode), rest: yield* Queue.takeAll(stdout), stderr: yield* Queue.takeAll(stderr) }
+      })
+      return { send, reply, finish }
+    })
+
+  it.scoped("writes only JSON-RPC replies to stdout, answers bad lines, and ends with its stdin", () =>
+    Effect.gen(function*() {
+      const { finish, reply, send } = yield* startStdio("--tools", "datetime,tool_lookup")
+
+      yield* send("{this is not json")
+      const malformed = yield* reply
+      expect(field(malformed, "id")).toBeNull()
+      expect(field(malformed, "error", "code")).toBe(-32700)
+
+      yield* send(JSON.stringify(rpcRequest(1, "ping")))
+      expect(yield* reply).toEqual({ jsonrpc: "2.0", id: 1, result: {} })
+
+      yield* send(JSON.stringify(rpcRequest(2, "initialize", initializeParams("2025-06-18"))))
+      const initialized = yield* reply
+      expect(field(initialized, "result", "protocolVersion")).toBe("2025-06-18")
+      expect(field(initialized, "result", "serverInfo", "name")).toBe("easyai")
+
+      // A notification gets no line: the next line is the answer to the request after it.
+      yield* send(JSON.stringify(rpcNotification("notifications/initialized")))
+      yield* send(JSON.stringify(rpcRequest("list", "tools/list")))
+      const listed = yield* reply
+      expect(field(listed, "id")).toBe("list")
+      expect(field(listed, "result", "tools", 0, "name")).toBe("datetime")
+      expect(field(listed, "result", "tools", 1, "name")).toBe("tool_lookup")
+      expect(field(listed, "result", "tools", 2)).toBeUndefined()
+
+      yield* send(JSON.stringify(rpcRequest(3, "tools/call", callParams("datetime", { timezone: "Europe/Berlin" }))))
+      const now = yield* reply
+      expect(field(now, "result", "isError")).toBe(false)
+      expect(field(now, "result", "structuredContent", "timeZone")).toBe("Europe/Berlin")
+
+      yield* send(JSON.stringify([rpcRequest(4, "ping")]))
+      expect(field(yield* reply, "error", "code")).toBe(-32600)
+      yield* send("[".repeat(100_000) + "]".repeat(100_000))
+      expect(field(yield* reply, "error", "code")).toBe(-32700)
+      yield* send(JSON.stringify(rpcRequest(5, "resources/list")))
+      expect(field(yield* reply, "error", "code")).toBe(-32601)
+      // Blank lines are skipped, and a ping still answers after all of that.
+      yield* send("")
+      yield* send(JSON.stringify(rpcRequest(6, "ping")))
+      expect(yield* reply).toEqual({ jsonrpc: "2.0", id: 6, result: {} })
+
+      const { exitCode, rest } = yield* finish
+      expect(exitCode).toBe(0)
+      expect([...rest]).toEqual([])
+    }), { timeout: 120_000 })
+
+  it.scoped("answers requests sent together, each by its id", () =>
+    Effect.gen(function*() {
+      const { finish, reply, send } = yield* startStdio("--tools", "datetime")
+      const ids = Array.from({ length: 40 }, (_, index) => index)
+      for (const id of ids) yield* send(JSON.stringify(id % 2 === 0 ? rpcRequest(id, "ping") : rpcRequest(id, "tools/call", callParams("datetime", {}))))
+      const replies = yield* Effect.forEach(ids, () => reply)
+      expect(replies.map((message) => field(message, "id")).sort((a, b) => Number(a) - Number(b))).toEqual(ids)
+      expect(replies.every((message) => field(message, "error") === undefined)).toBe(true)
+      const { exitCode } = yield* finish
+      expect(exitCode).toBe(0)
+    }), { timeout: 120_000 })
+
+  it.scoped("sends its logs to stderr, never to stdout", () =>
+    Effect.gen(function*() {
+      // A broken skill is logged as an error while the tools load.
+      const skills = tempDir("easyai-mcp-skills-")
+      mkdirSync(path.join(skills, "broken"))
+      writeFileSync(path.join(skills, "broken", "SKILL.md"), "no frontmatter here")
+      const { finish, reply, send } = yield* startStdio("--skills", skills)
+      yield* send(JSON.stringify(rpcRequest(1, "ping")))
+      expect(yield* reply).toEqual({ jsonrpc: "2.0", id: 1, result: {} })
+      const { exitCode, rest, stderr } = yield* finish
+      expect(exitCode).toBe(0)
+      expect([...rest]).toEqual([])
+      expect([...stderr].join("\n")).toContain("no frontmatter")
+    }), { timeout: 120_000 })
+})
