@@ -40,14 +40,11 @@ export const routes = (transport: HttpTransport.HttpTransport) =>
 export const makeTransport = (options: McpServerOptions = {}) =>
   Effect.gen(function*() {
     const registry = yield* ToolRegistry
-    const admission = yield* Admission.unbounded
+    const admission = yield* Admission.inFlight
     const dispatcher = Dispatcher.make(registry, options)
     const counted: Dispatcher.Dispatcher = {
       handle: (incoming) =>
-        incoming._tag === "Request"
-          // An unbounded counter never refuses: its failure channel is empty in fact.
-          ? Effect.scoped(Effect.zipRight(Effect.orDie(admission.enter), dispatcher.handle(incoming)))
-          : dispatcher.handle(incoming)
+        incoming._tag === "Request" ? admission.track(dispatcher.handle(incoming)) : dispatcher.handle(incoming)
     }
     return { transport: HttpTransport.make(counted, options), dispatcher: counted, admission }
   })
@@ -55,7 +52,7 @@ export const makeTransport = (options: McpServerOptions = {}) =>
 /** The standalone app: `/mcp` and `/health`, behind the key and CORS policy. */
 export const make = (
   options: McpServerOptions = {}
-): Effect.Effect<{ readonly app: HttpApp.Default; readonly admission: Admission.Admission }, never, ToolRegistry> =>
+): Effect.Effect<{ readonly app: HttpApp.Default; readonly admission: Admission.InFlight }, never, ToolRegistry> =>
   Effect.gen(function*() {
     const registry = yield* ToolRegistry
     const { admission, transport } = yield* makeTransport(options)

@@ -73,9 +73,9 @@ const readOnlyMethods = new Set(["GET", "HEAD", "OPTIONS"])
  */
 export const refuseForeignOrigins = (policy: CorsPolicy) =>
   HttpMiddleware.make((app) =>
-    Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
+    policy === "*" ? app : Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
       const origin = request.headers["origin"]
-      if (policy === "*" || origin === undefined || readOnlyMethods.has(request.method) || admits(policy, origin)) return app
+      if (origin === undefined || readOnlyMethods.has(request.method) || admits(policy, origin)) return app
       return Effect.succeed(toResponse(forbiddenOrigin(origin)))
     })
   )
