@@ -29,6 +29,7 @@ import {
   UserMessage
 } from "../src/index.js"
 import { anchorEngineConfig, benchArgs } from "./args.js"
+import { log, median, round2 } from "./stats.js"
 
 // ---------- options ----------
 const parsed = benchArgs(
@@ -57,13 +58,6 @@ const WORDS = ("the little dog ran to the park and found a red ball under the bi
 const greedy = { temperature: 0, topK: 1, topP: 1, minP: 0 }
 
 // ---------- helpers ----------
-const log = (...parts: ReadonlyArray<unknown>) => console.log("#", ...parts)
-const median = (values: ReadonlyArray<number>): number => {
-  const sorted = [...values].filter(Number.isFinite).sort((a, b) => a - b)
-  const middle = sorted.length >> 1
-  return sorted.length % 2 === 1 ? sorted[middle]! : ((sorted[middle - 1]! + sorted[middle]!) / 2)
-}
-const round2 = (n: number) => Math.round(n * 100) / 100
 
 interface Run {
   readonly ttftMs: number

@@ -38,6 +38,7 @@ import { cpus, loadavg } from "node:os"
 import { createInterface } from "node:readline"
 import { fileURLToPath } from "node:url"
 import { Agent, request } from "undici"
+import { field, log, median, percentile, round2, sum } from "./stats.js"
 
 // ---------- options ----------
 const argv = process.argv.slice(2)
@@ -59,21 +60,6 @@ const TARGET_RATIO = 1.5
 const CLOCK_TICKS = 100
 
 // ---------- helpers ----------
-const log = (...parts: ReadonlyArray<unknown>) => console.log("#", ...parts)
-const median = (values: ReadonlyArray<number>): number => {
-  const sorted = [...values].filter(Number.isFinite).sort((a, b) => a - b)
-  if (sorted.length === 0) return Number.NaN
-  const middle = sorted.length >> 1
-  return sorted.length % 2 === 1 ? sorted[middle]! : ((sorted[middle - 1]! + sorted[middle]!) / 2)
-}
-/** Nearest-rank percentile of values sorted ascending. */
-const percentile = (sorted: ReadonlyArray<number>, q: number): number =>
-  sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))] ?? Number.NaN
-const round2 = (n: number) => Math.round(n * 100) / 100
-const sum = (values: ReadonlyArray<number>) => values.reduce((a, b) => a + b, 0)
-/** A field of a parsed JSON value, when it is an object that has it. */
-const field = (value: unknown, key: string): unknown =>
-  typeof value === "object" && value !== null && key in value ? Reflect.get(value, key) : undefined
 const errorText = (error: unknown) => (error instanceof Error ? error.message : String(error)).slice(0, 300)
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
 const loadAverage = () => loadavg().map(round2)

@@ -39,6 +39,7 @@ import {
   UserMessage
 } from "../src/index.js"
 import { anchorEngineConfig, benchArgs } from "./args.js"
+import { field, log, median, percentile, round2, sum } from "./stats.js"
 
 // ---------- options ----------
 const parsed = benchArgs(
@@ -71,23 +72,6 @@ const PROMPTS = [
 const greedy = { temperature: 0, top_k: 1, top_p: 1, min_p: 0 }
 
 // ---------- helpers ----------
-const log = (...parts: ReadonlyArray<unknown>) => console.log("#", ...parts)
-const median = (values: ReadonlyArray<number>): number => {
-  const sorted = [...values].filter(Number.isFinite).sort((a, b) => a - b)
-  if (sorted.length === 0) return Number.NaN
-  const middle = sorted.length >> 1
-  return sorted.length % 2 === 1 ? sorted[middle]! : ((sorted[middle - 1]! + sorted[middle]!) / 2)
-}
-/** Nearest-rank percentile. */
-const percentile = (values: ReadonlyArray<number>, q: number): number => {
-  const sorted = [...values].sort((a, b) => a - b)
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))] ?? Number.NaN
-}
-const round2 = (n: number) => Math.round(n * 100) / 100
-const sum = (values: ReadonlyArray<number>) => values.reduce((a, b) => a + b, 0)
-/** A field of a parsed JSON value, when it is an object that has it. */
-const field = (value: unknown, key: string): unknown =>
-  typeof value === "object" && value !== null && key in value ? Reflect.get(value, key) : undefined
 
 // Every request gets its own number (same width on both sides), so neither side finds the other's prompt in the KV cache.
 let requestCounter = 1000

@@ -9,7 +9,7 @@
 import { Command, Options } from "@effect/cli"
 import type { HttpServer, HttpServerError } from "@effect/platform"
 import { NodeStream } from "@effect/platform-node"
-import { Config, Console, Effect, Option, Redacted } from "effect"
+import { Console, Effect, Option, type Redacted } from "effect"
 import { ConfigurationError } from "../../domain/errors.js"
 import * as NoChatModel from "../../layers/model/NoChatModel.js"
 import * as SessionStack from "../../layers/session/SessionStack.js"
@@ -20,6 +20,7 @@ import * as StdioTransport from "../mcp/stdioTransport.js"
 import * as ServerLive from "../server/ServerLive.js"
 import { defaultGraceSeconds, defaultHost, defaultTimeoutSeconds } from "../server/ServerOptions.js"
 import { reportFailure } from "./failure.js"
+import * as ToolFlags from "./toolFlags.js"
 import { mcpApiKey, mcpOption, parseMcpServer } from "./mcpServers.js"
 
 /** The default port of the standalone MCP server. */
@@ -30,25 +31,10 @@ const stdio = Options.boolean("stdio").pipe(
 )
 const host = Options.text("host").pipe(Options.withDefault(defaultHost), Options.withDescription("The address to listen on."))
 const port = Options.integer("port").pipe(Options.withDefault(defaultMcpPort), Options.withDescription("The port to listen on."))
-const apiKey = Options.redacted("api-key").pipe(
-  Options.withFallbackConfig(Config.redacted("EASYAI_API_KEY")),
-  Options.optional,
-  Options.map(Option.filter((key) => Redacted.value(key).trim() !== "")),
-  Options.withDescription("Require `Authorization: Bearer <key>` on /mcp (env EASYAI_API_KEY).")
-)
-const sandbox = Options.directory("sandbox", { exists: "yes" }).pipe(
-  Options.optional,
-  Options.withDescription("Serve the file tools (and evaluate) scoped to this directory.")
-)
-const allowBash = Options.boolean("allow-bash").pipe(Options.withDescription("Serve the bash tool (needs --sandbox)."))
-const noPython = Options.boolean("no-python").pipe(Options.withDescription("Leave out the evaluate (Python) tool."))
+const apiKey = ToolFlags.apiKey("Require `Authorization: Bearer <key>` on /mcp (env EASYAI_API_KEY).")
 const memory = Options.directory("memory").pipe(
   Options.optional,
   Options.withDescription("Serve the knowledge tools on this memory directory.")
-)
-const externalTools = Options.directory("external-tools", { exists: "yes" }).pipe(
-  Options.optional,
-  Options.withDescription("Serve the tools declared by EASYAI-*.tools manifests in this directory.")
 )
 const skills = Options.directory("skills", { exists: "yes" }).pipe(
   Options.optional,
@@ -71,11 +57,11 @@ const flags = {
   host,
   port,
   apiKey,
-  sandbox,
-  allowBash,
-  noPython,
+  sandbox: ToolFlags.sandbox,
+  allowBash: ToolFlags.allowBash,
+  noPython: ToolFlags.noPython,
   memory,
-  externalTools,
+  externalTools: ToolFlags.externalTools,
   skills,
   toolsMode,
   tools,
@@ -95,17 +81,7 @@ const toolsLayer = (flag: Flags, mcpKey: Option.Option<Redacted.Redacted<string>
     ...(flag.mcp.length === 0 ? {} : { mcp: { servers: flag.mcp.map((text) => parseMcpServer(text, mcpKey)) } }),
     model: NoChatModel.layer("the MCP server serves tools and runs no model"),
     toolMode: flag.toolsMode,
-    ...(Option.isSome(flag.sandbox) || Option.isSome(flag.externalTools)
-      ? {
-        host: {
-          root: Option.getOrElse(flag.sandbox, () => "."),
-          fs: Option.isSome(flag.sandbox),
-          bash: flag.allowBash,
-          evaluate: Option.isSome(flag.sandbox) && !flag.noPython,
-          ...Option.match(flag.externalTools, { onNone: () => ({}), onSome: (dir) => ({ externalTools: dir }) })
-        }
-      }
-      : {}),
+    ...ToolFlags.hostOption(flag),
     ...Option.match(flag.memory, { onNone: () => ({}), onSome: (dir) => ({ memory: dir }) }),
     ...Option.match(flag.skills, { onNone: () => ({}), onSome: (dir) => ({ skills: { directories: [dir] } }) })
   })
@@ -127,11 +103,6 @@ const narrowTools = (flag: Flags) =>
         if (unknown.length > 0) yield* Effect.logWarning(`--tools: no tool called ${unknown.join(", ")}`)
       })
   })
-
-const checkFlags = (flag: Flags) =>
-  flag.allowBash && Option.isNone(flag.sandbox)
-    ? Effect.fail(new ConfigurationError({ message: "--allow-bash needs --sandbox DIR: the shell runs inside the sandbox" }))
-    : Effect.void
 
 const writeLine = (line: string) =>
   Effect.async<void>((resume) => {
@@ -169,7 +140,7 @@ const serveHttp = (flag: Flags) =>
 /** `easyai mcp`. */
 export const mcpCommand = Command.make("mcp", flags, (flag) =>
   Effect.gen(function*() {
-    yield* checkFlags(flag)
+    yield* ToolFlags.checkHostFlags(flag)
     const serve: Effect.Effect<void, ConfigurationError | HttpServerError.ServeError, ToolRegistry> = flag.stdio
       ? serveStdio
       : serveHttp(flag)

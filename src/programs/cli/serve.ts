@@ -5,14 +5,14 @@
  */
 import { Command, Options } from "@effect/cli"
 import { HttpServer } from "@effect/platform"
-import { Config, Console, Effect, Option, Redacted } from "effect"
+import { Console, Effect, Option, type Redacted } from "effect"
 import { basename, extname } from "node:path"
 import { PresetName } from "../../domain/Sampling.js"
-import { ConfigurationError } from "../../domain/errors.js"
 import { isModelUri } from "../../layers/engine/resolveModel.js"
 import * as LocalChatModel from "../../layers/model/LocalChatModel.js"
 import * as ServerApp from "../server/ServerApp.js"
 import { reportFailure } from "./failure.js"
+import * as ToolFlags from "./toolFlags.js"
 import { mcpApiKey, mcpOption, parseMcpServer } from "./mcpServers.js"
 import * as ServerLive from "../server/ServerLive.js"
 import {
@@ -41,13 +41,7 @@ const queue = Options.integer("queue").pipe(
   Options.withDefault(defaultQueueLimit),
   Options.withDescription("Requests that may wait for a free slot before the server answers 503.")
 )
-const apiKey = Options.redacted("api-key").pipe(
-  Options.withFallbackConfig(Config.redacted("EASYAI_API_KEY")),
-  Options.optional,
-  // An empty key (an exported but blank EASYAI_API_KEY) means no key, not one nothing can match.
-  Options.map(Option.filter((key) => Redacted.value(key).trim() !== "")),
-  Options.withDescription("Require `Authorization: Bearer <key>` on every path but /, /health and /metrics (env EASYAI_API_KEY).")
-)
+const apiKey = ToolFlags.apiKey("Require `Authorization: Bearer <key>` on every path but /, /health and /metrics (env EASYAI_API_KEY).")
 const alias = Options.text("alias").pipe(
   Options.withAlias("a"),
   Options.optional,
@@ -76,12 +70,6 @@ const systemFile = Options.fileText("system-file").pipe(
   Options.optional,
   Options.withDescription("Read that system prompt from a file.")
 )
-const sandbox = Options.directory("sandbox", { exists: "yes" }).pipe(
-  Options.optional,
-  Options.withDescription("Give the server-side agent file tools (and evaluate) scoped to this directory.")
-)
-const allowBash = Options.boolean("allow-bash").pipe(Options.withDescription("Add the bash tool (needs --sandbox)."))
-const noPython = Options.boolean("no-python").pipe(Options.withDescription("Leave out the evaluate (Python) tool."))
 const timeout = Options.integer("http-timeout").pipe(
   Options.withDefault(defaultTimeoutSeconds),
   Options.withDescription("Seconds a connection may stay silent in either direction before it is closed.")
@@ -123,9 +111,9 @@ const flags = {
   preset,
   system,
   systemFile,
-  sandbox,
-  allowBash,
-  noPython,
+  sandbox: ToolFlags.sandbox,
+  allowBash: ToolFlags.allowBash,
+  noPython: ToolFlags.noPython,
   timeout,
   grace,
   maxBody,
@@ -158,9 +146,7 @@ const serverLayer = (flag: Flags, mcpKey: Option.Option<Redacted.Redacted<string
       ...optional("threads", flag.threads)
     }),
     ...(flag.noTools ? { session: { withDefaultTools: false } } : {}),
-    ...(Option.isSome(flag.sandbox)
-      ? { host: { root: flag.sandbox.value, fs: true, bash: flag.allowBash, evaluate: !flag.noPython } }
-      : {}),
+    ...ToolFlags.hostOption(flag),
     server: {
       modelFile: flag.model,
       modelAlias: Option.getOrElse(flag.alias, () => defaultAlias(flag.model)),
@@ -189,16 +175,10 @@ const banner = (served: ServerApp.Service, address: HttpServer.Address): string 
   ].join("\n")
 }
 
-/** Flag combinations that cannot work, refused before anything loads. */
-const checkFlags = (flag: Flags) =>
-  flag.allowBash && Option.isNone(flag.sandbox)
-    ? Effect.fail(new ConfigurationError({ message: "--allow-bash needs --sandbox DIR: the shell runs inside the sandbox" }))
-    : Effect.void
-
 /** `easyai serve`. */
 export const serveCommand = Command.make("serve", flags, (flag) =>
   Effect.gen(function*() {
-    yield* checkFlags(flag)
+    yield* ToolFlags.checkHostFlags(flag)
     const mcpKey = yield* mcpApiKey
     yield* Effect.gen(function*() {
       yield* Console.log(banner(yield* ServerApp.ServerApp, (yield* HttpServer.HttpServer).address))

@@ -1,0 +1,63 @@
+/**
+ * The flags that choose an agent's tools, shared by every command that
+ * builds a toolbelt (`serve`, `mcp`, and the chat), and what they turn into.
+ *
+ * @module
+ */
+import { Options } from "@effect/cli"
+import { Config, Effect, Option, Redacted } from "effect"
+import { ConfigurationError } from "../../domain/errors.js"
+import type * as SessionStack from "../../layers/session/SessionStack.js"
+
+/** `--sandbox DIR`: the file tools (and evaluate) confined to a directory. */
+export const sandbox = Options.directory("sandbox", { exists: "yes" }).pipe(
+  Options.optional,
+  Options.withDescription("Give the agent the file tools (and evaluate), confined to this directory.")
+)
+/** `--allow-bash`. */
+export const allowBash = Options.boolean("allow-bash").pipe(Options.withDescription("Add the bash tool, in the sandbox (needs --sandbox)."))
+/** `--no-python`. */
+export const noPython = Options.boolean("no-python").pipe(Options.withDescription("Leave out the evaluate (Python) tool."))
+/** `--external-tools DIR`. */
+export const externalTools = Options.directory("external-tools", { exists: "yes" }).pipe(
+  Options.optional,
+  Options.withDescription("Add the tools declared by EASYAI-*.tools manifests in this directory.")
+)
+
+/** `--api-key`, from `EASYAI_API_KEY` when absent; a blank key is no key, not one nothing can match. */
+export const apiKey = (description: string) =>
+  Options.redacted("api-key").pipe(
+    Options.withFallbackConfig(Config.redacted("EASYAI_API_KEY")),
+    Options.optional,
+    Options.map(Option.filter((key) => Redacted.value(key).trim() !== "")),
+    Options.withDescription(description)
+  )
+
+/** What the host-tool flags parsed to. */
+export interface HostFlags {
+  readonly sandbox: Option.Option<string>
+  readonly allowBash: boolean
+  readonly noPython: boolean
+  readonly externalTools?: Option.Option<string>
+}
+
+/** Refuses combinations that cannot work, before anything loads. */
+export const checkHostFlags = (flags: HostFlags): Effect.Effect<void, ConfigurationError> =>
+  flags.allowBash && Option.isNone(flags.sandbox)
+    ? Effect.fail(new ConfigurationError({ message: "--allow-bash needs --sandbox DIR: the shell runs inside the sandbox" }))
+    : Effect.void
+
+/** The stack's `host` option for the flags: none unless a sandbox or external tools are asked for. */
+export const hostOption = (flags: HostFlags): Pick<SessionStack.Options<never>, "host"> => {
+  const external = flags.externalTools ?? Option.none()
+  if (Option.isNone(flags.sandbox) && Option.isNone(external)) return {}
+  return {
+    host: {
+      root: Option.getOrElse(flags.sandbox, () => "."),
+      fs: Option.isSome(flags.sandbox),
+      bash: flags.allowBash,
+      evaluate: Option.isSome(flags.sandbox) && !flags.noPython,
+      ...Option.match(external, { onNone: () => ({}), onSome: (dir) => ({ externalTools: dir }) })
+    }
+  }
+}
