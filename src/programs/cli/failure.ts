@@ -6,17 +6,24 @@
  */
 import { Console, Effect } from "effect"
 
-const describe = (error: { readonly _tag?: string; readonly message: string; readonly cause?: unknown }): string =>
-  error._tag === "ServeError"
-    ? `cannot listen: ${error.cause instanceof Error ? error.cause.message : String(error.cause)}`
-    : error.message
+const hasMessage = (error: unknown): error is { readonly message: string } =>
+  typeof error === "object" && error !== null && "message" in error && typeof error.message === "string"
+
+/** One line for a failure: the error's message (a `ServeError` says what the socket said). */
+export const describeFailure = (error: unknown): string => {
+  if (typeof error === "object" && error !== null && "_tag" in error && error._tag === "ServeError" && "cause" in error) {
+    return `cannot listen: ${hasMessage(error.cause) ? error.cause.message : String(error.cause)}`
+  }
+  const text = hasMessage(error) && error.message !== "" ? error.message : String(error)
+  return text.split("\n").map((line) => line.trim()).filter((line) => line !== "").join(" ")
+}
 
 /** Reports a failure of `effect` as `<command>: <what went wrong>` and sets the exit code. */
 export const reportFailure = (command: string) =>
-<A, E extends { readonly message: string }, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A | void, never, R> =>
+<A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A | void, never, R> =>
   Effect.catchAll(effect, (error) =>
     Effect.zipRight(
-      Console.error(`${command}: ${describe(error)}`),
+      Console.error(`${command}: ${describeFailure(error)}`),
       Effect.sync(() => {
         process.exitCode = 1
       })

@@ -11,6 +11,7 @@ import * as NoChatModel from "../../layers/model/NoChatModel.js"
 import * as SessionStack from "../../layers/session/SessionStack.js"
 import { Session } from "../../services/Session.js"
 import { version } from "../version.js"
+import { healthCommand, metricsCommand, modelsCommand, presetCommand, propsCommand, toolsCommand } from "./manage.js"
 import { mcpCommand } from "./mcp.js"
 import { serveCommand } from "./serve.js"
 
@@ -41,7 +42,16 @@ const easyai = Command.make("easyai", { showSystemPrompt, system, noBuiltinSyste
     }
   }))))
 
-const cli = Command.run(easyai.pipe(Command.withSubcommands([serveCommand, mcpCommand])), { name: "easyai", version })
+const cli = Command.run(easyai.pipe(Command.withSubcommands([
+    serveCommand,
+    mcpCommand,
+    modelsCommand,
+    toolsCommand,
+    healthCommand,
+    propsCommand,
+    metricsCommand,
+    presetCommand
+  ])), { name: "easyai", version })
 
 cli(process.argv).pipe(
   // @effect/cli has already printed what was wrong with the command line; only the exit code is left to set.
