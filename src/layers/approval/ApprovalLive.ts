@@ -34,6 +34,11 @@ export interface PolicyOptions {
    */
   readonly autoApprove?: ReadonlyArray<string>
   /**
+   * Approve every local tool (one that is not an MCP server's) without
+   * asking: the operator chose them with the program's flags.
+   */
+  readonly autoApproveLocal?: boolean
+  /**
    * Asks the person present; `true` approves. Without it, a call that is not
    * auto-approved is denied: nobody is there to say yes.
    */
@@ -60,7 +65,8 @@ export const policy = (options: PolicyOptions): Layer.Layer<Approval> =>
   Layer.succeed(Approval, {
     check: (call) => {
       const displayName = displayToolName(call.name)
-      if ((options.autoApprove ?? []).some((pattern) => covers(pattern, call.name, displayName))) {
+      const local = displayName === call.name
+      if ((options.autoApproveLocal === true && local) || (options.autoApprove ?? []).some((pattern) => covers(pattern, call.name, displayName))) {
         return Effect.succeed(Decision.Approved())
       }
       if (options.ask === undefined) {

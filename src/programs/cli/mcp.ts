@@ -44,10 +44,6 @@ const toolsMode = Options.choice("tools-mode", ["split", "unified", "both"]).pip
   Options.withDefault("split" as const),
   Options.withDescription("The fs tool surface: one tool per operation (split), one fs tool (unified), or both.")
 )
-const tools = Options.text("tools").pipe(
-  Options.optional,
-  Options.withDescription("Serve only these tools: a comma-separated allow-list of names.")
-)
 const noSessions = Options.boolean("no-sessions").pipe(
   Options.withDescription("Stateless HTTP: no Mcp-Session-Id is issued or required.")
 )
@@ -64,7 +60,7 @@ const flags = {
   externalTools: ToolFlags.externalTools,
   skills,
   toolsMode,
-  tools,
+  tools: ToolFlags.tools,
   noSessions,
   mcp: mcpOption
 }
@@ -84,24 +80,6 @@ const toolsLayer = (flag: Flags, mcpKey: Option.Option<Redacted.Redacted<string>
     ...ToolFlags.hostOption(flag),
     ...Option.match(flag.memory, { onNone: () => ({}), onSome: (dir) => ({ memory: dir }) }),
     ...Option.match(flag.skills, { onNone: () => ({}), onSome: (dir) => ({ skills: { directories: [dir] } }) })
-  })
-
-/**
- * Narrows the registry to `--tools`: the other tools are removed, so
- * `tools/list`, `tool_lookup` and the instructions all agree on what exists.
- */
-const narrowTools = (flag: Flags) =>
-  Option.match(flag.tools, {
-    onNone: () => Effect.void,
-    onSome: (list) =>
-      Effect.gen(function*() {
-        const registry = yield* ToolRegistry
-        const wanted = new Set(list.split(",").map((name) => name.trim()).filter((name) => name !== ""))
-        const present = (yield* registry.specs).map((spec) => spec.name)
-        for (const name of present) if (!wanted.has(name)) yield* registry.remove(name)
-        const unknown = [...wanted].filter((name) => !present.includes(name))
-        if (unknown.length > 0) yield* Effect.logWarning(`--tools: no tool called ${unknown.join(", ")}`)
-      })
   })
 
 const writeLine = (line: string) =>
@@ -144,5 +122,5 @@ export const mcpCommand = Command.make("mcp", flags, (flag) =>
     const serve: Effect.Effect<void, ConfigurationError | HttpServerError.ServeError, ToolRegistry> = flag.stdio
       ? serveStdio
       : serveHttp(flag)
-    yield* Effect.zipRight(narrowTools(flag), serve).pipe(Effect.provide(toolsLayer(flag, yield* mcpApiKey)))
+    yield* Effect.zipRight(ToolFlags.narrowTools(flag.tools), serve).pipe(Effect.provide(toolsLayer(flag, yield* mcpApiKey)))
   }).pipe(reportFailure("easyai mcp"))).pipe(Command.withDescription("Serve easyai's tools over MCP (Streamable HTTP at /mcp, or --stdio) without loading a model."))

@@ -86,9 +86,6 @@ const cors = Options.text("cors").pipe(
   Options.optional,
   Options.withDescription("Browser origins admitted: *, localhost, or a comma-separated list (default: * without host tools, localhost with them).")
 )
-const noTools = Options.boolean("no-tools").pipe(
-  Options.withDescription("Leave out the default tools (datetime, plan, web, tool_lookup); --sandbox tools still count.")
-)
 const noInject = Options.boolean("no-inject").pipe(
   Options.withDescription("Do not append the date/time and memory preamble to system prompts (X-Easyai-Inject: on still forces it).")
 )
@@ -118,7 +115,7 @@ const flags = {
   grace,
   maxBody,
   cors,
-  noTools,
+  noTools: ToolFlags.noTools,
   noInject,
   mcp: mcpOption
 }

@@ -8,6 +8,7 @@ import { Options } from "@effect/cli"
 import { Config, Effect, Option, Redacted } from "effect"
 import { ConfigurationError } from "../../domain/errors.js"
 import type * as SessionStack from "../../layers/session/SessionStack.js"
+import { ToolRegistry } from "../../services/ToolRegistry.js"
 
 /** `--sandbox DIR`: the file tools (and evaluate) confined to a directory. */
 export const sandbox = Options.directory("sandbox", { exists: "yes" }).pipe(
@@ -61,3 +62,32 @@ export const hostOption = (flags: HostFlags): Pick<SessionStack.Options<never>, 
     }
   }
 }
+
+/** `--tools a,b,c`: only these tools. */
+export const tools = Options.text("tools").pipe(
+  Options.optional,
+  Options.withDescription("Only these tools: a comma-separated allow-list of names.")
+)
+
+/** `--no-tools`: none of the default tools. */
+export const noTools = Options.boolean("no-tools").pipe(
+  Options.withDescription("Leave out the default tools (datetime, plan, web, tool_lookup); --sandbox tools still count.")
+)
+
+/**
+ * Narrows the registry to `--tools`: the other tools are removed, so the
+ * catalogue, `tool_lookup` and MCP's `tools/list` all agree on what exists.
+ */
+export const narrowTools = (list: Option.Option<string>) =>
+  Option.match(list, {
+    onNone: () => Effect.void,
+    onSome: (names) =>
+      Effect.gen(function*() {
+        const registry = yield* ToolRegistry
+        const wanted = new Set(names.split(",").map((name) => name.trim()).filter((name) => name !== ""))
+        const present = (yield* registry.specs).map((spec) => spec.name)
+        for (const name of present) if (!wanted.has(name)) yield* registry.remove(name)
+        const unknown = [...wanted].filter((name) => !present.includes(name))
+        if (unknown.length > 0) yield* Effect.logWarning(`--tools: no tool called ${unknown.join(", ")}`)
+      })
+  })

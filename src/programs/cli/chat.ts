@@ -1,0 +1,198 @@
+/**
+ * `easyai chat` (also `easyai` with no subcommand): an agent in the
+ * terminal, on a local GGUF model (`--model`) or a remote server (`--url`).
+ * With `-p "…"` it answers once — the answer on stdout, everything else on
+ * stderr, a non-zero exit code on failure; the prompt can also come on
+ * stdin (`echo "…" | easyai -m model.gguf`).
+ *
+ * @module
+ */
+import { Command, Options } from "@effect/cli"
+import { Console, Effect, Layer, Option, type Redacted, Stream } from "effect"
+import type { ChatModelError } from "../../domain/errors.js"
+import { ConfigurationError } from "../../domain/errors.js"
+import { Penalties, PresetName } from "../../domain/Sampling.js"
+import * as ApprovalLive from "../../layers/approval/ApprovalLive.js"
+import * as ClientLive from "../../layers/client/ClientLive.js"
+import * as LocalChatModel from "../../layers/model/LocalChatModel.js"
+import * as NoChatModel from "../../layers/model/NoChatModel.js"
+import * as RemoteChatModel from "../../layers/model/RemoteChatModel.js"
+import * as SessionStack from "../../layers/session/SessionStack.js"
+import type { ChatModel } from "../../services/ChatModel.js"
+import { Session } from "../../services/Session.js"
+import { reportFailure } from "./failure.js"
+import { mcpApiKey, mcpOption, parseMcpServer } from "./mcpServers.js"
+import { clientOverrides, remoteFlags } from "./remoteFlags.js"
+import { askOnTerminal, TurnRenderer } from "./terminal.js"
+import * as ToolFlags from "./toolFlags.js"
+
+const optionalNumber = (name: string, description: string) =>
+  Options.float(name).pipe(Options.optional, Options.withDescription(description))
+const optionalInteger = (name: string, description: string) =>
+  Options.integer(name).pipe(Options.optional, Options.withDescription(description))
+
+/** The chat's flags. */
+export const chatFlags = {
+  model: Options.text("model").pipe(
+    Options.withAlias("m"),
+    Options.optional,
+    Options.withDescription("A local GGUF model: a file, or a URI downloaded once (hf:<user>/<repo>/<file>.gguf).")
+  ),
+  ...remoteFlags,
+  prompt: Options.text("prompt").pipe(
+    Options.withAlias("p"),
+    Options.optional,
+    Options.withDescription("Answer this once and exit: the answer on stdout, everything else on stderr.")
+  ),
+  system: Options.text("system").pipe(
+    Options.withAlias("s"),
+    Options.optional,
+    Options.withDescription("Replace the built-in base prompt with this text.")
+  ),
+  systemFile: Options.fileText("system-file").pipe(Options.optional, Options.withDescription("Read the base prompt from a file.")),
+  noBuiltinSystem: Options.boolean("no-builtin-system").pipe(Options.withDescription("Drop the built-in base prompt.")),
+  showSystemPrompt: Options.boolean("show-system-prompt").pipe(
+    Options.withDescription("Print the system prompt a session would start with, then exit.")
+  ),
+  preset: Options.choice("preset", PresetName.literals).pipe(
+    Options.optional,
+    Options.withDescription("The sampling preset (default precise).")
+  ),
+  temperature: optionalNumber("temperature", "Sampling temperature, 0–5 (overrides the preset)."),
+  topP: optionalNumber("top-p", "Nucleus sampling cut, 0–1."),
+  topK: optionalInteger("top-k", "Keep the k most likely tokens (0: off)."),
+  minP: optionalNumber("min-p", "Drop tokens below this share of the most likely one, 0–1."),
+  repeatPenalty: optionalNumber("repeat-penalty", "Penalty on repeated tokens (1: off; default 1.04)."),
+  frequencyPenalty: optionalNumber("frequency-penalty", "Penalty growing with a token's frequency, -2–2 (default 0.05)."),
+  presencePenalty: optionalNumber("presence-penalty", "Penalty on any token already present, -2–2 (default 0.1)."),
+  maxTokens: optionalInteger("max-tokens", "The most tokens one model turn may generate."),
+  ctx: optionalInteger("ctx", "Context size in tokens for a local model (default: the model's, at most 4096).").pipe(Options.withAlias("c")),
+  threads: optionalInteger("threads", "CPU threads for a local model (default: the number of cores).").pipe(Options.withAlias("t")),
+  sandbox: ToolFlags.sandbox,
+  allowBash: ToolFlags.allowBash,
+  noPython: ToolFlags.noPython,
+  externalTools: ToolFlags.externalTools,
+  memory: Options.directory("memory").pipe(Options.optional, Options.withDescription("Long-term memory in this directory (the knowledge tools).")),
+  skills: Options.directory("skills", { exists: "yes" }).pipe(Options.optional, Options.withDescription("Skills in this directory.")),
+  toolsMode: Options.choice("tools-mode", ["split", "unified", "both"]).pipe(
+    Options.withDefault("split" as const),
+    Options.withDescription("The fs tool surface: split, unified or both.")
+  ),
+  noPlan: Options.boolean("no-plan").pipe(Options.withDescription("Leave out the plan tool.")),
+  noTools: ToolFlags.noTools,
+  tools: ToolFlags.tools,
+  mcp: mcpOption,
+  yes: Options.boolean("yes").pipe(Options.withAlias("y"), Options.withDescription("Approve every tool call without asking.")),
+  noReasoning: Options.boolean("no-reasoning").pipe(Options.withDescription("Hide the model's reasoning, <think> blocks included."))
+}
+
+type Flags = Command.Command.ParseConfig<typeof chatFlags>
+
+const some = <K extends string, A>(key: K, value: Option.Option<A>): { readonly [P in K]?: A } =>
+  // boundary: a computed key widens to `string`; it is exactly `K` here
+  Option.match(value, { onNone: () => ({}), onSome: (a) => ({ [key]: a }) as { readonly [P in K]?: A } })
+
+const penalties = (flag: Flags) =>
+  Option.isNone(flag.repeatPenalty) && Option.isNone(flag.frequencyPenalty) && Option.isNone(flag.presencePenalty)
+    ? undefined
+    : new Penalties({
+      repeatPenalty: Option.getOrElse(flag.repeatPenalty, () => Penalties.default.repeatPenalty),
+      frequencyPenalty: Option.getOrElse(flag.frequencyPenalty, () => Penalties.default.frequencyPenalty),
+      presencePenalty: Option.getOrElse(flag.presencePenalty, () => Penalties.default.presencePenalty)
+    })
+
+/** The model the flags name: local with `--model`, else remote (`--url` or `EASYAI_URL`). */
+const modelLayer = (flag: Flags): Layer.Layer<ChatModel, ChatModelError | ConfigurationError | unknown> => {
+  const penalty = penalties(flag)
+  if (Option.isSome(flag.model)) {
+    return LocalChatModel.layerFrom({
+      modelPath: flag.model.value,
+      ...some("contextSize", flag.ctx),
+      ...some("threads", flag.threads),
+      ...(penalty === undefined ? {} : { penalties: penalty })
+    })
+  }
+  const overrides = clientOverrides(flag)
+  return RemoteChatModel.layer.pipe(Layer.provide(ClientLive.layerConfig({
+    ...overrides,
+    ...(penalty === undefined ? {} : { penalties: penalty })
+  })))
+}
+
+/** The whole stack for the flags, on `model`. */
+const stackLayer = <E>(flag: Flags, model: Layer.Layer<ChatModel, E>, mcpKey: Option.Option<Redacted.Redacted<string>>) =>
+  SessionStack.layer({
+    model,
+    toolMode: flag.toolsMode,
+    approval: flag.yes
+      ? ApprovalLive.autoApprove
+      : ApprovalLive.policy({ autoApproveLocal: true, ...(process.stdin.isTTY ? { ask: askOnTerminal } : {}) }),
+    ...ToolFlags.hostOption(flag),
+    ...some("memory", flag.memory),
+    ...Option.match(flag.skills, { onNone: () => ({}), onSome: (dir) => ({ skills: { directories: [dir] } }) }),
+    ...(flag.noPlan ? { plan: false } : {}),
+    ...(flag.mcp.length === 0 ? {} : { mcp: { servers: flag.mcp.map((text) => parseMcpServer(text, mcpKey)) } }),
+    session: {
+      ...(flag.noTools ? { withDefaultTools: false } : {}),
+      noBuiltinSystem: flag.noBuiltinSystem,
+      ...some("system", Option.orElse(flag.system, () => Option.map(flag.systemFile, ([, text]) => text))),
+      ...some("preset", flag.preset),
+      sampling: {
+        ...some("temperature", flag.temperature),
+        ...some("topP", flag.topP),
+        ...some("topK", flag.topK),
+        ...some("minP", flag.minP)
+      }
+    }
+  })
+
+/** The prompt of a one-shot run: `-p`, else all of stdin when it is not a terminal. */
+const readStdin = Effect.async<string>((resume) => {
+  const chunks: Array<Buffer> = []
+  process.stdin.on("data", (chunk: Buffer) => chunks.push(chunk))
+  process.stdin.once("end", () => resume(Effect.succeed(Buffer.concat(chunks).toString("utf8"))))
+})
+
+/** One turn, rendered. */
+const answerOnce = (flag: Flags, prompt: string) =>
+  Effect.gen(function*() {
+    yield* ToolFlags.narrowTools(flag.tools)
+    const session = yield* Session
+    // The catalogue in the prompt follows the narrowed registry.
+    if (Option.isSome(flag.tools)) yield* session.refreshSystem
+    const renderer = new TurnRenderer({ noReasoning: flag.noReasoning })
+    yield* session.stream(prompt, {
+      ...some("maxTokens", flag.maxTokens)
+    }).pipe(Stream.runForEach((event) => renderer.event(event)))
+  })
+
+/** The chat's handler. */
+export const chat = (flag: Flags) =>
+  Effect.gen(function*() {
+    yield* ToolFlags.checkHostFlags(flag)
+    const mcpKey = yield* mcpApiKey
+    if (flag.showSystemPrompt) {
+      return yield* ToolFlags.narrowTools(flag.tools).pipe(
+        Effect.zipRight(Effect.flatMap(Session, (session) => Effect.flatMap(session.renderSystem, Console.log))),
+        Effect.provide(stackLayer(flag, NoChatModel.layer("pass --model or --url to chat"), mcpKey))
+      )
+    }
+    const prompt = Option.isSome(flag.prompt)
+      ? flag.prompt.value
+      : process.stdin.isTTY
+      ? undefined
+      : yield* readStdin
+    if (prompt === undefined) {
+      return yield* new ConfigurationError({ message: "the interactive chat needs -p \"prompt\" or a prompt on stdin in this version" })
+    }
+    if (prompt.trim() === "") return yield* new ConfigurationError({ message: "the prompt is empty" })
+    if (Option.isNone(flag.model) && Option.isNone(flag.url) && (process.env["EASYAI_URL"] ?? "") === "") {
+      return yield* new ConfigurationError({ message: "no model: pass --model FILE for a local model or --url URL for a server" })
+    }
+    yield* answerOnce(flag, prompt).pipe(Effect.provide(stackLayer(flag, modelLayer(flag), mcpKey)))
+  }).pipe(reportFailure("easyai"))
+
+/** `easyai chat`. */
+export const chatCommand = Command.make("chat", chatFlags, chat).pipe(
+  Command.withDescription("Chat with an agent on a local GGUF model (--model) or a server (--url); -p answers once.")
+)
