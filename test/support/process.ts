@@ -11,12 +11,13 @@ const tsx = fileURLToPath(new URL("../../node_modules/.bin/tsx", import.meta.url
 const text = <E>(stream: Stream.Stream<Uint8Array, E>) => stream.pipe(Stream.decodeText(), Stream.mkString)
 
 /** Runs a TypeScript entry point of this project in a real child process. */
-export const runTs = (entry: string, ...args: ReadonlyArray<string>) =>
+export const runTs = (entry: string, ...args: ReadonlyArray<string>) => runTsWith(undefined, entry, ...args)
+
+/** As {@link runTs}, with `input` written to the child's stdin (then closed). */
+export const runTsWith = (input: string | undefined, entry: string, ...args: ReadonlyArray<string>) =>
   Effect.scoped(Effect.gen(function*() {
-    const process = yield* Command.make(tsx, entry, ...args).pipe(
-      Command.workingDirectory(projectRoot),
-      Command.start
-    )
+    const command = Command.make(tsx, entry, ...args).pipe(Command.workingDirectory(projectRoot))
+    const process = yield* (input === undefined ? command : Command.feed(command, input)).pipe(Command.start)
     const [stdout, stderr, exitCode] = yield* Effect.all(
       [text(process.stdout), text(process.stderr), process.exitCode],
       { concurrency: 3 }

@@ -1,0 +1,127 @@
+/**
+ * `easyai` (the chat) answering once, as a real process: against a loopback
+ * server replaying scripted turns, and on the real engine.
+ */
+import { describe, expect, it } from "@effect/vitest"
+import { Effect, Layer } from "effect"
+import { ScriptedChatModel } from "easyai"
+import { engineConfig, testModels } from "../support/models.js"
+import { runTs, runTsWith } from "../support/process.js"
+import { baseUrl, served } from "../support/server.js"
+
+const easyai = (...args: ReadonlyArray<string>) => runTs("src/programs/cli/main.ts", ...args)
+
+/** A server replaying `turns`, with no tools of its own. */
+const server = (turns: ReadonlyArray<ScriptedChatModel.Turn>) => {
+  const model = ScriptedChatModel.layer(turns)
+  return Layer.merge(served({ model, session: { withDefaultTools: false } }), model)
+}
+
+describe("easyai -p (one answer)", () => {
+  it.live("prints the answer on stdout and nothing else, exit 0", () =>
+    Effect.gen(function*() {
+      const url = yield* baseUrl
+      const { exitCode, stderr, stdout } = yield* easyai("-p", "hi", "--url", url, "--no-tools")
+      expect(exitCode).toBe(0)
+      expect(stdout).toBe("Hello from the server.\n")
+      expect(stderr).toBe("")
+    }).pipe(Effect.provide(server([ScriptedChatModel.reply("Hello from the server.")]))), { timeout: 60_000 })
+
+  it.live("takes the prompt from stdin when there is no -p", () =>
+    Effect.gen(function*() {
+      const url = yield* baseUrl
+      const { exitCode, stdout } = yield* runTsWith("What is on stdin?\n", "src/programs/cli/main.ts", "--url", url, "--no-tools")
+      expect(exitCode).toBe(0)
+      expect(stdout).toBe("Read it.\n")
+      const requests = yield* (yield* ScriptedChatModel.ScriptedChatModel).requests
+      const asked = requests[0]?.messages.at(-1)
+      expect(asked?._tag === "UserMessage" ? asked.content.trim() : "").toBe("What is on stdin?")
+    }).pipe(Effect.provide(server([ScriptedChatModel.reply("Read it.")]))), { timeout: 60_000 })
+
+  it.live("refuses an empty prompt on stdin", () =>
+    Effect.gen(function*() {
+      const { exitCode, stderr } = yield* runTsWith("", "src/programs/cli/main.ts", "--url", "http://127.0.0.1:1", "--no-tools")
+      expect(exitCode).toBe(1)
+      expect(stderr).toBe("easyai: the prompt is empty")
+    }), { timeout: 60_000 })
+
+  it.live("shows reasoning dimmed on stderr, or hides it with --no-reasoning", () =>
+    Effect.gen(function*() {
+      const url = yield* baseUrl
+      const shown = yield* easyai("-p", "hi", "--url", url, "--no-tools")
+      expect(shown.stdout).toBe("Forty-two.\n")
+      expect(shown.stderr).toContain("Let me think.")
+      const hidden = yield* easyai("-p", "hi", "--url", url, "--no-tools", "--no-reasoning")
+      expect(hidden.stdout).toBe("Forty-two.\n")
+      expect(hidden.stderr).not.toContain("Let me think.")
+    }).pipe(Effect.provide(server([
+      [...ScriptedChatModel.reasoning("Let me think."), ...ScriptedChatModel.text("Forty-two.")],
+      [...ScriptedChatModel.reasoning("Let me think."), ...ScriptedChatModel.text("Forty-two.")]
+    ]))), { timeout: 60_000 })
+
+  it.live("removes <think> blocks from the answer with --no-reasoning", () =>
+    Effect.gen(function*() {
+      const url = yield* baseUrl
+      const { stdout } = yield* easyai("-p", "hi", "--url", url, "--no-tools", "--no-reasoning")
+      expect(stdout).toBe("Visible.\n")
+    }).pipe(Effect.provide(server([ScriptedChatModel.text("<thi", "nk>hidden</th", "ink>Visible.")]))), { timeout: 60_000 })
+
+  it.live("runs a local tool the model asks for and shows it on stderr", () =>
+    Effect.gen(function*() {
+      const url = yield* baseUrl
+      const { exitCode, stderr, stdout } = yield* easyai("-p", "what time is it?", "--url", url, "--tools", "datetime")
+      expect(exitCode).toBe(0)
+      expect(stderr).toContain("✓ datetime")
+      expect(stdout).toBe("It is now.\n")
+      const requests = yield* (yield* ScriptedChatModel.ScriptedChatModel).requests
+      const result = requests[1]?.messages.at(-1)
+      expect(result?._tag === "ToolMessage" ? result.content : "").toContain("UTC:")
+    }).pipe(Effect.provide(server([ScriptedChatModel.toolCall("datetime", {}), ScriptedChatModel.reply("It is now.")]))), {
+      timeout: 60_000
+    })
+})
+
+describe("easyai -p on the real engine", () => {
+  const model = testModels[0]
+  if (model === undefined) throw new Error("no test model")
+  it.live(`answers with ${model.name}`, () =>
+    Effect.gen(function*() {
+      const { exitCode, stderr } = yield* easyai(
+        "-p",
+        "Once upon a time",
+        "-m",
+        engineConfig(model).modelPath,
+        "-t",
+        "1",
+        "--ctx",
+        "2048",
+        "--no-tools",
+        "--no-builtin-system",
+        "--max-tokens",
+        "8"
+      )
+      expect(stderr).toBe("")
+      expect(exitCode).toBe(0)
+    }), { timeout: 120_000 })
+})
+
+describe("easyai refuses bad input in one line, with a failing exit code", () => {
+  const refused = (args: ReadonlyArray<string>, message: string | RegExp) =>
+    Effect.gen(function*() {
+      const { exitCode, stderr, stdout } = yield* easyai(...args)
+      expect(exitCode).toBe(1)
+      expect(stdout).toBe("")
+      expect(stderr.split("\n")).toHaveLength(1)
+      expect(stderr).toMatch(message)
+    })
+
+  it.live("a missing model file", () => refused(["-p", "hi", "-m", "/no/such/model.gguf"], "easyai: cannot load /no/such/model.gguf: no such file"), {
+    timeout: 60_000
+  })
+  it.live("an unreachable server", () =>
+    refused(["-p", "hi", "--url", "http://127.0.0.1:1", "--http-retries", "0", "--no-tools"], /^easyai: .*ECONNREFUSED/), { timeout: 60_000 })
+  it.live("no model at all", () => refused(["-p", "hi"], "easyai: no model: pass --model FILE for a local model or --url URL for a server"), {
+    timeout: 60_000
+  })
+  it.live("an unknown flag", () => refused(["chat", "--no-such-flag"], "Received unknown argument: '--no-such-flag'"), { timeout: 60_000 })
+})
