@@ -4,10 +4,13 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Layer } from "effect"
+import { writeFileSync } from "node:fs"
+import * as path from "node:path"
 import { ScriptedChatModel } from "easyai"
 import { engineConfig, testModels } from "../support/models.js"
 import { runTs, runTsWith } from "../support/process.js"
 import { baseUrl, served } from "../support/server.js"
+import { tempDir } from "../support/tempDir.js"
 
 const easyai = (...args: ReadonlyArray<string>) => runTs("src/programs/cli/main.ts", ...args)
 
@@ -79,6 +82,37 @@ describe("easyai -p (one answer)", () => {
     }).pipe(Effect.provide(server([ScriptedChatModel.toolCall("datetime", {}), ScriptedChatModel.reply("It is now.")]))), {
       timeout: 60_000
     })
+})
+
+describe("easyai.ini", () => {
+  const iniFile = (text: string) => {
+    const file = path.join(tempDir(), "easyai.ini")
+    writeFileSync(file, text)
+    return file
+  }
+
+  it.live("fills what the flags leave out, and the flags win over it", () =>
+    Effect.gen(function*() {
+      const url = yield* baseUrl
+      const file = iniFile(`[cli]\nurl = ${url}\n\n[ENGINE]\ntemperature = 0.55\ntop_k = 7\n`)
+      const fromFile = yield* easyai("-p", "hi", "--config", file, "--no-tools")
+      expect(fromFile.exitCode).toBe(0)
+      expect(fromFile.stdout).toBe("first\n")
+      const overridden = yield* easyai("-p", "hi", "--config", file, "--no-tools", "--temperature", "0.3")
+      expect(overridden.stdout).toBe("second\n")
+      const requests = yield* (yield* ScriptedChatModel.ScriptedChatModel).requests
+      expect(requests[0]?.sampling).toMatchObject({ temperature: 0.55, topK: 7 })
+      expect(requests[1]?.sampling).toMatchObject({ temperature: 0.3, topK: 7 })
+    }).pipe(Effect.provide(server([ScriptedChatModel.reply("first"), ScriptedChatModel.reply("second")]))), { timeout: 60_000 })
+
+  it.live("a bad value is one line naming the file, the line and the key", () =>
+    Effect.gen(function*() {
+      const file = iniFile("[ENGINE]\ntemperature = hot\n")
+      const { exitCode, stderr, stdout } = yield* easyai("-p", "hi", "--config", file)
+      expect(exitCode).toBe(1)
+      expect(stdout).toBe("")
+      expect(stderr).toBe(`easyai: ${file}:2: [ENGINE] temperature: expected a number from 0 to 5, got "hot"`)
+    }), { timeout: 60_000 })
 })
 
 describe("easyai -p on the real engine", () => {

@@ -20,6 +20,7 @@ import * as RemoteChatModel from "../../layers/model/RemoteChatModel.js"
 import * as SessionStack from "../../layers/session/SessionStack.js"
 import type { ChatModel } from "../../services/ChatModel.js"
 import { Session } from "../../services/Session.js"
+import * as Config from "./config.js"
 import { reportFailure } from "./failure.js"
 import { mcpApiKey, mcpOption, parseMcpServer } from "./mcpServers.js"
 import { clientOverrides, remoteFlags } from "./remoteFlags.js"
@@ -75,15 +76,19 @@ export const chatFlags = {
   memory: Options.directory("memory").pipe(Options.optional, Options.withDescription("Long-term memory in this directory (the knowledge tools).")),
   skills: Options.directory("skills", { exists: "yes" }).pipe(Options.optional, Options.withDescription("Skills in this directory.")),
   toolsMode: Options.choice("tools-mode", ["split", "unified", "both"]).pipe(
-    Options.withDefault("split" as const),
-    Options.withDescription("The fs tool surface: split, unified or both.")
+    Options.optional,
+    Options.withDescription("The fs tool surface: split (default), unified or both.")
   ),
   noPlan: Options.boolean("no-plan").pipe(Options.withDescription("Leave out the plan tool.")),
   noTools: ToolFlags.noTools,
   tools: ToolFlags.tools,
   mcp: mcpOption,
   yes: Options.boolean("yes").pipe(Options.withAlias("y"), Options.withDescription("Approve every tool call without asking.")),
-  noReasoning: Options.boolean("no-reasoning").pipe(Options.withDescription("Hide the model's reasoning, <think> blocks included."))
+  noReasoning: Options.boolean("no-reasoning").pipe(Options.withDescription("Hide the model's reasoning, <think> blocks included.")),
+  config: Options.text("config").pipe(
+    Options.optional,
+    Options.withDescription("The settings file (default: ./easyai.ini when it exists). Flags win over it; it wins over the environment.")
+  )
 }
 
 type Flags = Command.Command.ParseConfig<typeof chatFlags>
@@ -123,7 +128,7 @@ const modelLayer = (flag: Flags): Layer.Layer<ChatModel, ChatModelError | Config
 const stackLayer = <E>(flag: Flags, model: Layer.Layer<ChatModel, E>, mcpKey: Option.Option<Redacted.Redacted<string>>) =>
   SessionStack.layer({
     model,
-    toolMode: flag.toolsMode,
+    toolMode: Option.getOrElse(flag.toolsMode, () => "split" as const),
     approval: flag.yes
       ? ApprovalLive.autoApprove
       : ApprovalLive.policy({ autoApproveLocal: true, ...(process.stdin.isTTY ? { ask: askOnTerminal } : {}) }),
@@ -144,6 +149,58 @@ const stackLayer = <E>(flag: Flags, model: Layer.Layer<ChatModel, E>, mcpKey: Op
         ...some("minP", flag.minP)
       }
     }
+  })
+
+const fill = <A>(flag: Option.Option<A>, value: A | undefined): Option.Option<A> =>
+  Option.isSome(flag) ? flag : Option.fromNullable(value)
+
+/**
+ * The flags with the settings file's values filled in where a flag was not
+ * given: flags > the matching `[MODEL_<pattern>]` > `[ENGINE]` / `[cli]` >
+ * the environment (read later, by the client) > defaults.
+ */
+const withConfig = (flag: Flags, config: Config.ConfigFile, engine: Config.EngineSettings): Flags => {
+  const cli = config.cli
+  return {
+    ...flag,
+    model: fill(flag.model, cli.model),
+    url: fill(flag.url, cli.url),
+    apiKey: fill(flag.apiKey, cli.apiKey),
+    modelName: fill(flag.modelName, cli.modelName),
+    timeout: fill(flag.timeout, cli.timeout),
+    httpRetries: fill(flag.httpRetries, cli.httpRetries),
+    preset: fill(flag.preset, engine.preset),
+    temperature: fill(flag.temperature, engine.temperature),
+    topP: fill(flag.topP, engine.topP),
+    topK: fill(flag.topK, engine.topK),
+    minP: fill(flag.minP, engine.minP),
+    repeatPenalty: fill(flag.repeatPenalty, engine.repeatPenalty),
+    frequencyPenalty: fill(flag.frequencyPenalty, engine.frequencyPenalty),
+    presencePenalty: fill(flag.presencePenalty, engine.presencePenalty),
+    maxTokens: fill(flag.maxTokens, engine.maxTokens),
+    ctx: fill(flag.ctx, engine.context),
+    threads: fill(flag.threads, engine.threads),
+    sandbox: fill(flag.sandbox, cli.sandbox),
+    allowBash: flag.allowBash || cli.allowBash === true,
+    memory: fill(flag.memory, cli.memory),
+    skills: fill(flag.skills, cli.skills),
+    externalTools: fill(flag.externalTools, cli.externalTools),
+    toolsMode: fill(flag.toolsMode, cli.toolsMode),
+    tools: fill(flag.tools, cli.tools?.join(",")),
+    mcp: flag.mcp.length > 0 ? flag.mcp : [...(cli.mcp ?? [])],
+    yes: flag.yes || cli.yes === true,
+    noReasoning: flag.noReasoning || cli.reasoning === false
+  }
+}
+
+/** The flags after the settings file: its warnings logged, its model section matched. */
+const settled = (flag: Flags) =>
+  Effect.gen(function*() {
+    const config = yield* Config.loadConfig(Option.getOrUndefined(flag.config), process.cwd())
+    for (const warning of config.warnings) yield* Effect.logWarning(warning)
+    const model = Option.orElse(flag.model, () => Option.fromNullable(config.cli.model))
+    const engine = Option.isSome(model) ? (yield* Config.modelSettings(config, model.value)).settings : config.engine
+    return withConfig(flag, config, engine)
   })
 
 /** The prompt of a one-shot run: `-p`, else all of stdin when it is not a terminal. */
@@ -167,8 +224,9 @@ const answerOnce = (flag: Flags, prompt: string) =>
   })
 
 /** The chat's handler. */
-export const chat = (flag: Flags) =>
+export const chat = (given: Flags) =>
   Effect.gen(function*() {
+    const flag = yield* settled(given)
     yield* ToolFlags.checkHostFlags(flag)
     const mcpKey = yield* mcpApiKey
     if (flag.showSystemPrompt) {
