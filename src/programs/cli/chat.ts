@@ -3,7 +3,8 @@
  * terminal, on a local GGUF model (`--model`) or a remote server (`--url`).
  * With `-p "…"` it answers once — the answer on stdout, everything else on
  * stderr, a non-zero exit code on failure; the prompt can also come on
- * stdin (`echo "…" | easyai -m model.gguf`).
+ * stdin (`echo "…" | easyai -m model.gguf`). On a terminal without `-p` it
+ * is the interactive REPL.
  *
  * @module
  */
@@ -13,6 +14,7 @@ import type { ChatModelError } from "../../domain/errors.js"
 import { ConfigurationError } from "../../domain/errors.js"
 import { Penalties, PresetName } from "../../domain/Sampling.js"
 import * as ApprovalLive from "../../layers/approval/ApprovalLive.js"
+import type { ApprovalRequest } from "../../layers/approval/ApprovalLive.js"
 import * as ClientLive from "../../layers/client/ClientLive.js"
 import * as LocalChatModel from "../../layers/model/LocalChatModel.js"
 import * as NoChatModel from "../../layers/model/NoChatModel.js"
@@ -24,6 +26,7 @@ import * as Config from "./config.js"
 import { reportFailure } from "./failure.js"
 import { mcpApiKey, mcpOption, parseMcpServer } from "./mcpServers.js"
 import { clientOverrides, remoteFlags } from "./remoteFlags.js"
+import { askWith, makeLineEditor, repl } from "./repl.js"
 import { askOnTerminal, TurnRenderer } from "./terminal.js"
 import * as ToolFlags from "./toolFlags.js"
 
@@ -124,14 +127,22 @@ const modelLayer = (flag: Flags): Layer.Layer<ChatModel, ChatModelError | Config
   })))
 }
 
+/** Who confirms a tool call: nobody with --yes, else the person at the terminal (MCP tools only). */
+type Ask = (request: ApprovalRequest) => Effect.Effect<boolean>
+
 /** The whole stack for the flags, on `model`. */
-const stackLayer = <E>(flag: Flags, model: Layer.Layer<ChatModel, E>, mcpKey: Option.Option<Redacted.Redacted<string>>) =>
+const stackLayer = <E>(
+  flag: Flags,
+  model: Layer.Layer<ChatModel, E>,
+  mcpKey: Option.Option<Redacted.Redacted<string>>,
+  ask: Ask | undefined = process.stdin.isTTY ? askOnTerminal : undefined
+) =>
   SessionStack.layer({
     model,
     toolMode: Option.getOrElse(flag.toolsMode, () => "split" as const),
     approval: flag.yes
       ? ApprovalLive.autoApprove
-      : ApprovalLive.policy({ autoApproveLocal: true, ...(process.stdin.isTTY ? { ask: askOnTerminal } : {}) }),
+      : ApprovalLive.policy({ autoApproveLocal: true, ...(ask === undefined ? {} : { ask }) }),
     ...ToolFlags.hostOption(flag),
     ...some("memory", flag.memory),
     ...Option.match(flag.skills, { onNone: () => ({}), onSome: (dir) => ({ skills: { directories: [dir] } }) }),
@@ -235,19 +246,24 @@ export const chat = (given: Flags) =>
         Effect.provide(stackLayer(flag, NoChatModel.layer("pass --model or --url to chat"), mcpKey))
       )
     }
-    const prompt = Option.isSome(flag.prompt)
-      ? flag.prompt.value
-      : process.stdin.isTTY
-      ? undefined
-      : yield* readStdin
-    if (prompt === undefined) {
-      return yield* new ConfigurationError({ message: "the interactive chat needs -p \"prompt\" or a prompt on stdin in this version" })
-    }
-    if (prompt.trim() === "") return yield* new ConfigurationError({ message: "the prompt is empty" })
+    const interactive = Option.isNone(flag.prompt) && process.stdin.isTTY === true
+    const prompt = Option.isSome(flag.prompt) ? flag.prompt.value : interactive ? "" : yield* readStdin
+    if (!interactive && prompt.trim() === "") return yield* new ConfigurationError({ message: "the prompt is empty" })
     if (Option.isNone(flag.model) && Option.isNone(flag.url) && (process.env["EASYAI_URL"] ?? "") === "") {
       return yield* new ConfigurationError({ message: "no model: pass --model FILE for a local model or --url URL for a server" })
     }
-    yield* answerOnce(flag, prompt).pipe(Effect.provide(stackLayer(flag, modelLayer(flag), mcpKey)))
+    if (!interactive) {
+      return yield* answerOnce(flag, prompt).pipe(Effect.provide(stackLayer(flag, modelLayer(flag), mcpKey)))
+    }
+    const editor = makeLineEditor()
+    yield* Effect.gen(function*() {
+      yield* ToolFlags.narrowTools(flag.tools)
+      if (Option.isSome(flag.tools)) yield* Effect.flatMap(Session, (session) => session.refreshSystem)
+      yield* repl(editor, { noReasoning: flag.noReasoning, ...some("maxTokens", flag.maxTokens) })
+    }).pipe(
+      Effect.provide(stackLayer(flag, modelLayer(flag), mcpKey, askWith(editor))),
+      Effect.ensuring(Effect.sync(() => editor.close()))
+    )
   }).pipe(reportFailure("easyai"))
 
 /** `easyai chat`. */

@@ -1,0 +1,165 @@
+/**
+ * The interactive chat: a prompt, streamed answers, slash commands, and
+ * Ctrl+C that stops a generation (the turn's fiber is interrupted, which
+ * cancels the model and any running tool) and at the prompt clears the
+ * line; three quick Ctrl+C force an exit; Ctrl+D exits.
+ *
+ * @module
+ */
+import { Cause, Effect, Exit, Fiber, Option, Runtime, Stream } from "effect"
+import { createInterface, type Interface } from "node:readline"
+import { findPreset, parsePresetPrefix, type PresetName, PresetName as PresetNames } from "../../domain/Sampling.js"
+import type { ApprovalRequest } from "../../layers/approval/ApprovalLive.js"
+import { Session } from "../../services/Session.js"
+import { ToolRegistry } from "../../services/ToolRegistry.js"
+import { describeFailure } from "./failure.js"
+import { TurnRenderer } from "./terminal.js"
+
+/** The terminal line editor the REPL reads with (and asks approvals on). */
+export const makeLineEditor = (): Interface =>
+  createInterface({ input: process.stdin, output: process.stdout, terminal: process.stdin.isTTY === true })
+
+/** `call '…'? [y/N]` on the REPL's own line editor. */
+export const askWith = (editor: Interface) => (request: ApprovalRequest): Effect.Effect<boolean> =>
+  Effect.async<boolean>((resume) => {
+    const args = request.call.arguments.length > 80 ? `${request.call.arguments.slice(0, 77)}…` : request.call.arguments
+    editor.question(`call '${request.displayName}(${args})'? [y/N] `, (answer) => resume(Effect.succeed(/^\s*y(es)?\s*$/i.test(answer))))
+  })
+
+const help = `Commands:
+  /help               this list
+  /exit, /quit        leave (or Ctrl+D)
+  /clear              clear the screen
+  /reset              forget the conversation
+  /system <text>      replace the system prompt (the conversation restarts)
+  /preset <name>      switch the sampling preset: ${PresetNames.literals.join(", ")}
+  /tools              list the tools
+A line may start with a preset, e.g. "creative 0.9 write a poem".
+Ctrl+C stops a generation, or clears the line; three in a row force an exit.`
+
+/** How close three Ctrl+C must be to force an exit, in milliseconds. */
+const forceExitWindow = 1500
+
+/** Runs the REPL until /exit or Ctrl+D. */
+export const repl = (editor: Interface, options: { readonly noReasoning: boolean; readonly maxTokens?: number }) =>
+  Effect.gen(function*() {
+    const session = yield* Session
+    const registry = yield* ToolRegistry
+    const runtime = yield* Effect.runtime<never>()
+    let preset: PresetName | undefined
+    let running: Fiber.RuntimeFiber<unknown, unknown> | undefined
+    const presses: Array<number> = []
+    let closed = false
+
+    editor.on("SIGINT", () => {
+      const now = Date.now()
+      presses.push(now)
+      while (presses.length > 0 && now - (presses[0] ?? now) > forceExitWindow) presses.shift()
+      if (presses.length >= 3) process.exit(130)
+      if (running !== undefined) {
+        Runtime.runFork(runtime)(Fiber.interruptFork(running))
+        return
+      }
+      // At the prompt: clear the line and prompt again.
+      editor.write(null, { ctrl: true, name: "u" })
+      process.stdout.write("\n")
+      editor.prompt()
+    })
+
+    const readLine = Effect.async<Option.Option<string>>((resume) => {
+      if (closed) return resume(Effect.succeed(Option.none()))
+      const onClose = () => {
+        closed = true
+        resume(Effect.succeed(Option.none()))
+      }
+      editor.once("close", onClose)
+      editor.question("> ", (line) => {
+        editor.off("close", onClose)
+        resume(Effect.succeed(Option.some(line)))
+      })
+    })
+
+    const say = (text: string) => Effect.sync(() => process.stdout.write(`${text}\n`))
+
+    const turn = (text: string, turnPreset: PresetName | undefined, temperature: number | undefined) =>
+      Effect.gen(function*() {
+        const renderer = new TurnRenderer({ noReasoning: options.noReasoning })
+        const fiber = yield* session.stream(text, {
+          ...(turnPreset === undefined ? {} : { preset: turnPreset }),
+          ...(temperature === undefined ? {} : { sampling: { temperature } }),
+          ...(options.maxTokens === undefined ? {} : { maxTokens: options.maxTokens })
+        }).pipe(Stream.runForEach((event) => renderer.event(event)), Effect.fork)
+        running = fiber
+        const exit = yield* Fiber.await(fiber)
+        running = undefined
+        if (Exit.isFailure(exit)) {
+          yield* say(Cause.isInterruptedOnly(exit.cause) ? "\n(stopped)" : `\nerror: ${describeFailure(Cause.squash(exit.cause))}`)
+        }
+      })
+
+    const command = (line: string): Effect.Effect<boolean> =>
+      Effect.gen(function*() {
+        const [name = "", ...rest] = line.trim().split(/\s+/)
+        const argument = rest.join(" ")
+        switch (name) {
+          case "/exit":
+          case "/quit":
+            return false
+          case "/help":
+            yield* say(help)
+            return true
+          case "/clear":
+            yield* Effect.sync(() => process.stdout.write("\u001b[2J\u001b[H"))
+            return true
+          case "/reset":
+            yield* session.reset
+            yield* say("(conversation cleared)")
+            return true
+          case "/system":
+            if (argument === "") {
+              yield* say(yield* session.system)
+              return true
+            }
+            yield* session.setSystem(argument)
+            yield* say("(system prompt replaced; conversation cleared)")
+            return true
+          case "/preset": {
+            const found = findPreset(argument)
+            if (Option.isNone(found)) {
+              yield* say(`presets: ${PresetNames.literals.join(", ")}`)
+              return true
+            }
+            preset = found.value
+            yield* say(`[preset → ${preset}]`)
+            return true
+          }
+          case "/tools":
+            yield* say((yield* registry.specs).map((spec) => `${spec.name} — ${spec.shortDescription}`).join("\n"))
+            return true
+          default:
+            yield* say(`unknown command ${name}: /help lists them`)
+            return true
+        }
+      })
+
+    while (true) {
+      const line = yield* readLine
+      if (Option.isNone(line)) break
+      const text = line.value
+      if (text.trim() === "") continue
+      if (text.trim().startsWith("/")) {
+        if (!(yield* command(text))) break
+        continue
+      }
+      const prefix = parsePresetPrefix(text)
+      if (Option.isSome(prefix) && prefix.value.text.trim() === "") {
+        preset = prefix.value.preset
+        yield* say(`[preset → ${preset}]`)
+        continue
+      }
+      yield* Option.isSome(prefix)
+        ? turn(prefix.value.text, prefix.value.preset, Option.getOrUndefined(prefix.value.temperature))
+        : turn(text, preset, undefined)
+    }
+    editor.close()
+  })

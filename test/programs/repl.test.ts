@@ -1,0 +1,66 @@
+/**
+ * The interactive chat on a real pseudo-terminal, against a loopback
+ * server replaying scripted turns.
+ */
+import { describe, expect, it } from "@effect/vitest"
+import { Effect, Layer, Schedule } from "effect"
+import { ScriptedChatModel } from "easyai"
+import { onTerminal } from "../support/pty.js"
+import { baseUrl, served } from "../support/server.js"
+
+const server = (turns: ReadonlyArray<ScriptedChatModel.Turn>) => {
+  const model = ScriptedChatModel.layer(turns)
+  return Layer.merge(served({ model, session: { withDefaultTools: false } }), model)
+}
+
+const requestsReach = (count: number) =>
+  Effect.flatMap(ScriptedChatModel.ScriptedChatModel, (recorder) => recorder.requests).pipe(
+    Effect.repeat({ until: (all) => all.length >= count, schedule: Schedule.spaced("20 millis") }),
+    Effect.timeout("30 seconds")
+  )
+
+describe("the REPL on a terminal", () => {
+  it.scopedLive("streams answers, shows tool calls, stops a generation on Ctrl+C, and exits on Ctrl+D", () =>
+    Effect.gen(function*() {
+      const url = yield* baseUrl
+      const terminal = yield* onTerminal(["--url", url, "--tools", "datetime"])
+      yield* terminal.waitFor("> ")
+      yield* terminal.type("hi\r")
+      yield* terminal.waitFor("Hello from the REPL.")
+      yield* terminal.type("what time is it?\r")
+      yield* terminal.waitFor("✓ datetime")
+      yield* terminal.waitFor("It is now.")
+      yield* terminal.type("tell me a long story\r")
+      // The third model request is the one that never ends: the generation is running.
+      yield* requestsReach(4)
+      yield* terminal.waitFor("Once upon")
+      yield* terminal.type("\x03")
+      yield* terminal.waitFor("(stopped)")
+      yield* terminal.type("/preset creative\r")
+      yield* terminal.waitFor("[preset → creative]")
+      yield* terminal.type("\x04")
+      expect(yield* terminal.exited).toBe(0)
+      const screen = yield* terminal.screen
+      expect(screen.indexOf("Hello from the REPL.")).toBeLessThan(screen.indexOf("It is now."))
+    }).pipe(Effect.provide(server([
+      ScriptedChatModel.reply("Hello from the REPL."),
+      ScriptedChatModel.toolCall("datetime", {}),
+      ScriptedChatModel.reply("It is now."),
+      [...ScriptedChatModel.text("Once upon a time"), ScriptedChatModel.delay("10 minutes")]
+    ]))), { timeout: 120_000 })
+
+  it.scopedLive("Ctrl+C at the prompt clears the line; /exit leaves", () =>
+    Effect.gen(function*() {
+      const url = yield* baseUrl
+      const terminal = yield* onTerminal(["--url", url, "--no-tools"])
+      yield* terminal.waitFor("> ")
+      yield* terminal.type("half a thought")
+      yield* terminal.type("\x03")
+      yield* terminal.type("/help\r")
+      yield* terminal.waitFor("/preset <name>")
+      yield* terminal.type("/exit\r")
+      expect(yield* terminal.exited).toBe(0)
+      // The cleared line was never sent to the model.
+      expect(yield* Effect.flatMap(ScriptedChatModel.ScriptedChatModel, (recorder) => recorder.requests)).toHaveLength(0)
+    }).pipe(Effect.provide(server([]))), { timeout: 120_000 })
+})
