@@ -24,6 +24,7 @@ import type { ChatModel } from "../../services/ChatModel.js"
 import { Session } from "../../services/Session.js"
 import * as Config from "./config.js"
 import { reportFailure } from "./failure.js"
+import { optionalField } from "./optionalField.js"
 import { mcpApiKey, mcpOption, parseMcpServer } from "./mcpServers.js"
 import { clientOverrides, remoteFlags } from "./remoteFlags.js"
 import { askWith, makeLineEditor, repl } from "./repl.js"
@@ -96,10 +97,6 @@ export const chatFlags = {
 
 type Flags = Command.Command.ParseConfig<typeof chatFlags>
 
-const some = <K extends string, A>(key: K, value: Option.Option<A>): { readonly [P in K]?: A } =>
-  // boundary: a computed key widens to `string`; it is exactly `K` here
-  Option.match(value, { onNone: () => ({}), onSome: (a) => ({ [key]: a }) as { readonly [P in K]?: A } })
-
 const penalties = (flag: Flags) =>
   Option.isNone(flag.repeatPenalty) && Option.isNone(flag.frequencyPenalty) && Option.isNone(flag.presencePenalty)
     ? undefined
@@ -115,8 +112,8 @@ const modelLayer = (flag: Flags): Layer.Layer<ChatModel, ChatModelError | Config
   if (Option.isSome(flag.model)) {
     return LocalChatModel.layerFrom({
       modelPath: flag.model.value,
-      ...some("contextSize", flag.ctx),
-      ...some("threads", flag.threads),
+      ...optionalField("contextSize", flag.ctx),
+      ...optionalField("threads", flag.threads),
       ...(penalty === undefined ? {} : { penalties: penalty })
     })
   }
@@ -144,20 +141,20 @@ const stackLayer = <E>(
       ? ApprovalLive.autoApprove
       : ApprovalLive.policy({ autoApproveLocal: true, ...(ask === undefined ? {} : { ask }) }),
     ...ToolFlags.hostOption(flag),
-    ...some("memory", flag.memory),
+    ...optionalField("memory", flag.memory),
     ...Option.match(flag.skills, { onNone: () => ({}), onSome: (dir) => ({ skills: { directories: [dir] } }) }),
     ...(flag.noPlan ? { plan: false } : {}),
     ...(flag.mcp.length === 0 ? {} : { mcp: { servers: flag.mcp.map((text) => parseMcpServer(text, mcpKey)) } }),
     session: {
       ...(flag.noTools ? { withDefaultTools: false } : {}),
       noBuiltinSystem: flag.noBuiltinSystem,
-      ...some("system", Option.orElse(flag.system, () => Option.map(flag.systemFile, ([, text]) => text))),
-      ...some("preset", flag.preset),
+      ...optionalField("system", Option.orElse(flag.system, () => Option.map(flag.systemFile, ([, text]) => text))),
+      ...optionalField("preset", flag.preset),
       sampling: {
-        ...some("temperature", flag.temperature),
-        ...some("topP", flag.topP),
-        ...some("topK", flag.topK),
-        ...some("minP", flag.minP)
+        ...optionalField("temperature", flag.temperature),
+        ...optionalField("topP", flag.topP),
+        ...optionalField("topK", flag.topK),
+        ...optionalField("minP", flag.minP)
       }
     }
   })
@@ -230,7 +227,7 @@ const answerOnce = (flag: Flags, prompt: string) =>
     if (Option.isSome(flag.tools)) yield* session.refreshSystem
     const renderer = new TurnRenderer({ noReasoning: flag.noReasoning })
     yield* session.stream(prompt, {
-      ...some("maxTokens", flag.maxTokens)
+      ...optionalField("maxTokens", flag.maxTokens)
     }).pipe(Stream.runForEach((event) => renderer.event(event)))
   })
 
@@ -259,7 +256,7 @@ export const chat = (given: Flags) =>
     yield* Effect.gen(function*() {
       yield* ToolFlags.narrowTools(flag.tools)
       if (Option.isSome(flag.tools)) yield* Effect.flatMap(Session, (session) => session.refreshSystem)
-      yield* repl(editor, { noReasoning: flag.noReasoning, ...some("maxTokens", flag.maxTokens) })
+      yield* repl(editor, { noReasoning: flag.noReasoning, ...optionalField("maxTokens", flag.maxTokens) })
     }).pipe(
       Effect.provide(stackLayer(flag, modelLayer(flag), mcpKey, askWith(editor))),
       Effect.ensuring(Effect.sync(() => editor.close()))

@@ -12,6 +12,7 @@ import { isModelUri } from "../../layers/engine/resolveModel.js"
 import * as LocalChatModel from "../../layers/model/LocalChatModel.js"
 import * as ServerApp from "../server/ServerApp.js"
 import { reportFailure } from "./failure.js"
+import { optionalField } from "./optionalField.js"
 import * as ToolFlags from "./toolFlags.js"
 import { mcpApiKey, mcpOption, parseMcpServer } from "./mcpServers.js"
 import * as ServerLive from "../server/ServerLive.js"
@@ -122,10 +123,6 @@ const flags = {
 
 type Flags = Command.Command.ParseConfig<typeof flags>
 
-const optional = <K extends string, A>(key: K, value: Option.Option<A>): { readonly [P in K]?: A } =>
-  // boundary: a computed key widens to `string`; it is exactly `K` here
-  Option.match(value, { onNone: () => ({}), onSome: (a) => ({ [key]: a }) as { readonly [P in K]?: A } })
-
 /** The name served at /v1/models when no --alias is given: the model file's name without `.gguf`. */
 const defaultAlias = (model: string): string => {
   const name = basename(model, extname(model))
@@ -139,8 +136,8 @@ const serverLayer = (flag: Flags, mcpKey: Option.Option<Redacted.Redacted<string
     model: LocalChatModel.layerFrom({
       modelPath: flag.model,
       sequences: Math.max(1, flag.parallel),
-      ...optional("contextSize", flag.ctx),
-      ...optional("threads", flag.threads)
+      ...optionalField("contextSize", flag.ctx),
+      ...optionalField("threads", flag.threads)
     }),
     ...(flag.noTools ? { session: { withDefaultTools: false } } : {}),
     ...ToolFlags.hostOption(flag),
@@ -150,11 +147,11 @@ const serverLayer = (flag: Flags, mcpKey: Option.Option<Redacted.Redacted<string
       parallel: flag.parallel,
       queueLimit: flag.queue,
       injectPreamble: !flag.noInject,
-      ...optional("apiKey", flag.apiKey),
-      ...optional("preset", flag.preset),
-      ...optional("system", Option.orElse(flag.system, () => Option.map(flag.systemFile, ([, text]) => text))),
-      ...optional("cors", Option.map(flag.cors, corsPolicy)),
-      ...optional("limits", Option.map(flag.maxBody, (maxBytes) => ({ maxBytes })))
+      ...optionalField("apiKey", flag.apiKey),
+      ...optionalField("preset", flag.preset),
+      ...optionalField("system", Option.orElse(flag.system, () => Option.map(flag.systemFile, ([, text]) => text))),
+      ...optionalField("cors", Option.map(flag.cors, corsPolicy)),
+      ...optionalField("limits", Option.map(flag.maxBody, (maxBytes) => ({ maxBytes })))
     },
     listen: { host: flag.host, port: flag.port, timeoutSeconds: flag.timeout, graceSeconds: flag.grace }
   })
