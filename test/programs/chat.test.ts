@@ -4,15 +4,16 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Layer } from "effect"
-import { writeFileSync } from "node:fs"
+import { existsSync, readFileSync, writeFileSync } from "node:fs"
 import * as path from "node:path"
 import { ScriptedChatModel } from "easyai"
 import { engineConfig, testModels } from "../support/models.js"
-import { runTs, runTsWith } from "../support/process.js"
+import { runCli } from "../support/process.js"
 import { baseUrl, served } from "../support/server.js"
 import { tempDir } from "../support/tempDir.js"
 
-const easyai = (...args: ReadonlyArray<string>) => runTs("src/programs/cli/main.ts", ...args)
+/** The CLI in a fresh working directory (where it keeps its session file). */
+const easyai = (...args: ReadonlyArray<string>) => runCli({ cwd: tempDir() }, ...args)
 
 /** A server replaying `turns`, with no tools of its own. */
 const server = (turns: ReadonlyArray<ScriptedChatModel.Turn>) => {
@@ -33,7 +34,7 @@ describe("easyai -p (one answer)", () => {
   it.live("takes the prompt from stdin when there is no -p", () =>
     Effect.gen(function*() {
       const url = yield* baseUrl
-      const { exitCode, stdout } = yield* runTsWith("What is on stdin?\n", "src/programs/cli/main.ts", "--url", url, "--no-tools")
+      const { exitCode, stdout } = yield* runCli({ cwd: tempDir(), input: "What is on stdin?\n" }, "--url", url, "--no-tools")
       expect(exitCode).toBe(0)
       expect(stdout).toBe("Read it.\n")
       const requests = yield* (yield* ScriptedChatModel.ScriptedChatModel).requests
@@ -43,7 +44,7 @@ describe("easyai -p (one answer)", () => {
 
   it.live("refuses an empty prompt on stdin", () =>
     Effect.gen(function*() {
-      const { exitCode, stderr } = yield* runTsWith("", "src/programs/cli/main.ts", "--url", "http://127.0.0.1:1", "--no-tools")
+      const { exitCode, stderr } = yield* runCli({ cwd: tempDir(), input: "" }, "--url", "http://127.0.0.1:1", "--no-tools")
       expect(exitCode).toBe(1)
       expect(stderr).toBe("easyai: the prompt is empty")
     }), { timeout: 60_000 })
@@ -112,6 +113,46 @@ describe("easyai.ini", () => {
       expect(exitCode).toBe(1)
       expect(stdout).toBe("")
       expect(stderr).toBe(`easyai: ${file}:2: [ENGINE] temperature: expected a number from 0 to 5, got "hot"`)
+    }), { timeout: 60_000 })
+})
+
+describe("the session file", () => {
+  it.live("is saved after a turn, and --continue carries the conversation on", () =>
+    Effect.gen(function*() {
+      const url = yield* baseUrl
+      const cwd = tempDir()
+      const first = yield* runCli({ cwd }, "-p", "My name is Ada.", "--url", url, "--no-tools")
+      expect(first.exitCode).toBe(0)
+      const saved = JSON.parse(readFileSync(path.join(cwd, ".easyai_session"), "utf8"))
+      expect(saved.version).toBe(1)
+      expect(saved.history.map((message: { readonly _tag: string }) => message._tag)).toEqual(["UserMessage", "AssistantMessage"])
+      const second = yield* runCli({ cwd }, "--continue", "-p", "What is my name?", "--url", url, "--no-tools")
+      expect(second.stdout).toBe("Your name is Ada.\n")
+      const requests = yield* (yield* ScriptedChatModel.ScriptedChatModel).requests
+      const seen = requests[1]?.messages.map((message) => message._tag === "SystemMessage" ? "system" : `${message._tag}:${"content" in message ? message.content : ""}`)
+      expect(seen?.slice(1)).toEqual([
+        "UserMessage:My name is Ada.",
+        "AssistantMessage:Nice to meet you.",
+        "UserMessage:What is my name?"
+      ])
+      // Without --no-local-session the file now holds both turns; with it, nothing is written.
+      expect(JSON.parse(readFileSync(path.join(cwd, ".easyai_session"), "utf8")).history).toHaveLength(4)
+      const elsewhere = tempDir()
+      yield* runCli({ cwd: elsewhere }, "-p", "hi", "--url", url, "--no-tools", "--no-local-session")
+      expect(existsSync(path.join(elsewhere, ".easyai_session"))).toBe(false)
+    }).pipe(Effect.provide(server([
+      ScriptedChatModel.reply("Nice to meet you."),
+      ScriptedChatModel.reply("Your name is Ada."),
+      ScriptedChatModel.reply("Hello.")
+    ]))), { timeout: 60_000 })
+
+  it.live("a file that is not a saved conversation is refused in one line", () =>
+    Effect.gen(function*() {
+      const cwd = tempDir()
+      writeFileSync(path.join(cwd, ".easyai_session"), "{not json")
+      const { exitCode, stderr } = yield* runCli({ cwd }, "--continue", "-p", "hi", "--url", "http://127.0.0.1:1", "--no-tools")
+      expect(exitCode).toBe(1)
+      expect(stderr).toBe(`easyai: ${path.join(cwd, ".easyai_session")} is not a saved easyai conversation; move it away to start afresh`)
     }), { timeout: 60_000 })
 })
 

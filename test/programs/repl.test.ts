@@ -7,6 +7,7 @@ import { Effect, Layer, Schedule } from "effect"
 import { ScriptedChatModel } from "easyai"
 import { onTerminal } from "../support/pty.js"
 import { baseUrl, served } from "../support/server.js"
+import { tempDir } from "../support/tempDir.js"
 
 const server = (turns: ReadonlyArray<ScriptedChatModel.Turn>) => {
   const model = ScriptedChatModel.layer(turns)
@@ -23,7 +24,7 @@ describe("the REPL on a terminal", () => {
   it.scopedLive("streams answers, shows tool calls, stops a generation on Ctrl+C, and exits on Ctrl+D", () =>
     Effect.gen(function*() {
       const url = yield* baseUrl
-      const terminal = yield* onTerminal(["--url", url, "--tools", "datetime"])
+      const terminal = yield* onTerminal(["--url", url, "--tools", "datetime"], tempDir())
       yield* terminal.waitFor("> ")
       yield* terminal.type("hi\r")
       yield* terminal.waitFor("Hello from the REPL.")
@@ -52,7 +53,7 @@ describe("the REPL on a terminal", () => {
   it.scopedLive("Ctrl+C at the prompt clears the line; /exit leaves", () =>
     Effect.gen(function*() {
       const url = yield* baseUrl
-      const terminal = yield* onTerminal(["--url", url, "--no-tools"])
+      const terminal = yield* onTerminal(["--url", url, "--no-tools"], tempDir())
       yield* terminal.waitFor("> ")
       yield* terminal.type("half a thought")
       yield* terminal.type("\x03")

@@ -1,7 +1,8 @@
 import { Command } from "@effect/platform"
 import { NodeContext } from "@effect/platform-node"
 import { Effect, Stream, String as Str } from "effect"
-import { fileURLToPath } from "node:url"
+import * as path from "node:path"
+import { fileURLToPath, pathToFileURL } from "node:url"
 
 /** The project's root folder. */
 export const projectRoot = fileURLToPath(new URL("../../", import.meta.url))
@@ -36,3 +37,23 @@ export const startTs = (entry: string, ...args: ReadonlyArray<string>) =>
     Command.start,
     Effect.provide(NodeContext.layer)
   )
+
+/** The CLI's entry point. */
+export const cliEntry = path.join(projectRoot, "src/programs/cli/main.ts")
+
+/** tsx's loader by absolute URL, so the CLI can run from any working directory. */
+export const tsxLoader = pathToFileURL(path.join(projectRoot, "node_modules/tsx/dist/loader.mjs")).href
+
+/** Runs the CLI in a real child process with `cwd` as its working directory and `input` on its stdin. */
+export const runCli = (options: { readonly cwd: string; readonly input?: string }, ...args: ReadonlyArray<string>) =>
+  Effect.scoped(Effect.gen(function*() {
+    const command = Command.make(process.execPath, "--import", tsxLoader, cliEntry, ...args).pipe(
+      Command.workingDirectory(options.cwd)
+    )
+    const child = yield* Command.feed(command, options.input ?? "").pipe(Command.start)
+    const [stdout, stderr, exitCode] = yield* Effect.all(
+      [text(child.stdout), text(child.stderr), child.exitCode],
+      { concurrency: 3 }
+    )
+    return { stdout, stderr: Str.trim(stderr), exitCode: Number(exitCode) }
+  })).pipe(Effect.provide(NodeContext.layer))

@@ -6,7 +6,7 @@
  */
 import { Duration, Effect, Schedule } from "effect"
 import { spawn } from "node:child_process"
-import { projectRoot } from "./process.js"
+import { cliEntry, tsxLoader } from "./process.js"
 
 /** A running terminal session. */
 export interface Terminal {
@@ -20,14 +20,14 @@ export interface Terminal {
   readonly exited: Effect.Effect<number | null, Error>
 }
 
-/** Runs this project's CLI (`src/programs/cli/main.ts`) with `args` on a terminal, for the scope. */
-export const onTerminal = (args: ReadonlyArray<string>) =>
+/** Runs this project's CLI with `args` on a terminal in the working directory `cwd`, for the scope. */
+export const onTerminal = (args: ReadonlyArray<string>, cwd: string) =>
   Effect.acquireRelease(
     Effect.sync(() => {
-      const command = ["node", "--import", "tsx", "src/programs/cli/main.ts", ...args]
+      const command = [process.execPath, "--import", tsxLoader, cliEntry, ...args]
         .map((part) => `'${part.replaceAll("'", "'\\''")}'`)
         .join(" ")
-      return spawn("script", ["-qfec", command, "/dev/null"], { cwd: projectRoot, stdio: ["pipe", "pipe", "pipe"] })
+      return spawn("script", ["-qfec", command, "/dev/null"], { cwd, stdio: ["pipe", "pipe", "pipe"] })
     }),
     (child) => Effect.sync(() => child.exitCode === null && child.kill("SIGKILL"))
   ).pipe(Effect.map((child): Terminal => {

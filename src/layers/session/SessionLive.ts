@@ -61,6 +61,8 @@ export interface Config {
   readonly toolsCatalogue?: boolean
   /** Overrides the agent's hop budget for this session's turns. */
   readonly maxToolHops?: number
+  /** The conversation to continue (without the system prompt), e.g. one saved by a previous run. */
+  readonly history?: ReadonlyArray<ChatMessage>
 }
 
 const renderAppend = (append: SystemAppend): string => (typeof append === "string" ? append : append())
@@ -80,7 +82,7 @@ const make = (config: Config): Effect.Effect<Service, ToolRegistrationError, Age
       config.system ?? (config.noBuiltinSystem === true ? "" : builtinSystemPrompt)
     )
     const appends = yield* Ref.make<ReadonlyArray<SystemAppend>>(config.systemAppend ?? [])
-    const history = yield* Ref.make<ReadonlyArray<ChatMessage>>([])
+    const history = yield* Ref.make<ReadonlyArray<ChatMessage>>(config.history ?? [])
     // One turn at a time: a second chat, a reset or a new system prompt waits for the running turn.
     const turnLock = yield* Effect.makeSemaphore(1)
 

@@ -11,6 +11,7 @@
 import { Command, Options } from "@effect/cli"
 import { Console, Effect, Layer, Option, type Redacted, Stream } from "effect"
 import type { ChatModelError } from "../../domain/errors.js"
+import type { ChatMessage } from "../../domain/Message.js"
 import { ConfigurationError } from "../../domain/errors.js"
 import { Penalties, PresetName } from "../../domain/Sampling.js"
 import * as ApprovalLive from "../../layers/approval/ApprovalLive.js"
@@ -28,6 +29,7 @@ import { optionalField } from "./optionalField.js"
 import { mcpApiKey, mcpOption, parseMcpServer } from "./mcpServers.js"
 import { clientOverrides, remoteFlags } from "./remoteFlags.js"
 import { askWith, makeLineEditor, repl } from "./repl.js"
+import { loadSession, saveSession, sessionFileName } from "./sessionFile.js"
 import { askOnTerminal, TurnRenderer } from "./terminal.js"
 import * as ToolFlags from "./toolFlags.js"
 
@@ -89,6 +91,12 @@ export const chatFlags = {
   mcp: mcpOption,
   yes: Options.boolean("yes").pipe(Options.withAlias("y"), Options.withDescription("Approve every tool call without asking.")),
   noReasoning: Options.boolean("no-reasoning").pipe(Options.withDescription("Hide the model's reasoning, <think> blocks included.")),
+  continue: Options.boolean("continue").pipe(
+    Options.withDescription(`Continue the conversation saved in ./${sessionFileName}.`)
+  ),
+  noLocalSession: Options.boolean("no-local-session").pipe(
+    Options.withDescription(`Do not save the conversation to ./${sessionFileName} after each turn.`)
+  ),
   config: Options.text("config").pipe(
     Options.optional,
     Options.withDescription("The settings file (default: ./easyai.ini when it exists). Flags win over it; it wins over the environment.")
@@ -132,7 +140,8 @@ const stackLayer = <E>(
   flag: Flags,
   model: Layer.Layer<ChatModel, E>,
   mcpKey: Option.Option<Redacted.Redacted<string>>,
-  ask: Ask | undefined = process.stdin.isTTY ? askOnTerminal : undefined
+  ask: Ask | undefined = process.stdin.isTTY ? askOnTerminal : undefined,
+  history: ReadonlyArray<ChatMessage> = []
 ) =>
   SessionStack.layer({
     model,
@@ -146,6 +155,7 @@ const stackLayer = <E>(
     ...(flag.noPlan ? { plan: false } : {}),
     ...(flag.mcp.length === 0 ? {} : { mcp: { servers: flag.mcp.map((text) => parseMcpServer(text, mcpKey)) } }),
     session: {
+      history,
       ...(flag.noTools ? { withDefaultTools: false } : {}),
       noBuiltinSystem: flag.noBuiltinSystem,
       ...optionalField("system", Option.orElse(flag.system, () => Option.map(flag.systemFile, ([, text]) => text))),
@@ -218,6 +228,12 @@ const readStdin = Effect.async<string>((resume) => {
   process.stdin.once("end", () => resume(Effect.succeed(Buffer.concat(chunks).toString("utf8"))))
 })
 
+/** Saves the conversation after a change, unless --no-local-session. */
+const saver = (flag: Flags) =>
+  flag.noLocalSession
+    ? Effect.void
+    : Effect.flatMap(Session, (session) => Effect.flatMap(session.history, (history) => saveSession(process.cwd(), history)))
+
 /** One turn, rendered. */
 const answerOnce = (flag: Flags, prompt: string) =>
   Effect.gen(function*() {
@@ -226,9 +242,12 @@ const answerOnce = (flag: Flags, prompt: string) =>
     // The catalogue in the prompt follows the narrowed registry.
     if (Option.isSome(flag.tools)) yield* session.refreshSystem
     const renderer = new TurnRenderer({ noReasoning: flag.noReasoning })
+    const changed = saver(flag)
     yield* session.stream(prompt, {
       ...optionalField("maxTokens", flag.maxTokens)
-    }).pipe(Stream.runForEach((event) => renderer.event(event)))
+    }).pipe(
+      Stream.runForEach((event) => Effect.zipRight(renderer.event(event), event._tag === "MessagesAppended" ? changed : Effect.void))
+    )
   })
 
 /** The chat's handler. */
@@ -249,16 +268,18 @@ export const chat = (given: Flags) =>
     if (Option.isNone(flag.model) && Option.isNone(flag.url) && (process.env["EASYAI_URL"] ?? "") === "") {
       return yield* new ConfigurationError({ message: "no model: pass --model FILE for a local model or --url URL for a server" })
     }
+    const history = flag.continue ? yield* loadSession(process.cwd()) : []
     if (!interactive) {
-      return yield* answerOnce(flag, prompt).pipe(Effect.provide(stackLayer(flag, modelLayer(flag), mcpKey)))
+      return yield* answerOnce(flag, prompt).pipe(Effect.provide(stackLayer(flag, modelLayer(flag), mcpKey, undefined, history)))
     }
     const editor = makeLineEditor()
     yield* Effect.gen(function*() {
       yield* ToolFlags.narrowTools(flag.tools)
       if (Option.isSome(flag.tools)) yield* Effect.flatMap(Session, (session) => session.refreshSystem)
-      yield* repl(editor, { noReasoning: flag.noReasoning, ...optionalField("maxTokens", flag.maxTokens) })
+      if (history.length > 0) yield* Console.log(`(continuing: ${history.length} messages from ./${sessionFileName})`)
+      yield* repl(editor, { noReasoning: flag.noReasoning, ...optionalField("maxTokens", flag.maxTokens), changed: saver(flag) })
     }).pipe(
-      Effect.provide(stackLayer(flag, modelLayer(flag), mcpKey, askWith(editor))),
+      Effect.provide(stackLayer(flag, modelLayer(flag), mcpKey, askWith(editor), history)),
       Effect.ensuring(Effect.sync(() => editor.close()))
     )
   }).pipe(reportFailure("easyai"))

@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { Cause, Effect, Exit, Fiber, Option, Runtime, Stream } from "effect"
+import { Cause, Effect, Exit, Fiber, Option, Queue, Runtime, Stream } from "effect"
 import { createInterface, type Interface } from "node:readline"
 import { findPreset, parsePresetPrefix, type PresetName, PresetName as PresetNames } from "../../domain/Sampling.js"
 import type { ApprovalRequest } from "../../layers/approval/ApprovalLive.js"
@@ -41,15 +41,23 @@ Ctrl+C stops a generation, or clears the line; three in a row force an exit.`
 const forceExitWindow = 1500
 
 /** Runs the REPL until /exit or Ctrl+D. */
-export const repl = (editor: Interface, options: { readonly noReasoning: boolean; readonly maxTokens?: number }) =>
+export const repl = (
+  editor: Interface,
+  options: {
+    readonly noReasoning: boolean
+    readonly maxTokens?: number
+    /** Called after every change to the conversation (a hop, a reset), to save it. */
+    readonly changed: Effect.Effect<void, never, Session>
+  }
+) =>
   Effect.gen(function*() {
     const session = yield* Session
+    const changed = Effect.provideService(options.changed, Session, session)
     const registry = yield* ToolRegistry
     const runtime = yield* Effect.runtime<never>()
     let preset: PresetName | undefined
     let running: Fiber.RuntimeFiber<unknown, unknown> | undefined
     const presses: Array<number> = []
-    let closed = false
 
     editor.on("SIGINT", () => {
       const now = Date.now()
@@ -66,18 +74,12 @@ export const repl = (editor: Interface, options: { readonly noReasoning: boolean
       editor.prompt()
     })
 
-    const readLine = Effect.async<Option.Option<string>>((resume) => {
-      if (closed) return resume(Effect.succeed(Option.none()))
-      const onClose = () => {
-        closed = true
-        resume(Effect.succeed(Option.none()))
-      }
-      editor.once("close", onClose)
-      editor.question("> ", (line) => {
-        editor.off("close", onClose)
-        resume(Effect.succeed(Option.some(line)))
-      })
-    })
+    // Lines typed while an answer streams are kept for later, not lost: a queue, not `question`.
+    const lines = yield* Queue.unbounded<Option.Option<string>>()
+    editor.setPrompt("> ")
+    editor.on("line", (line) => Queue.unsafeOffer(lines, Option.some(line)))
+    editor.on("close", () => Queue.unsafeOffer(lines, Option.none()))
+    const readLine = Effect.zipRight(Effect.sync(() => editor.prompt()), Queue.take(lines))
 
     const say = (text: string) => Effect.sync(() => process.stdout.write(`${text}\n`))
 
@@ -88,7 +90,10 @@ export const repl = (editor: Interface, options: { readonly noReasoning: boolean
           ...(turnPreset === undefined ? {} : { preset: turnPreset }),
           ...(temperature === undefined ? {} : { sampling: { temperature } }),
           ...(options.maxTokens === undefined ? {} : { maxTokens: options.maxTokens })
-        }).pipe(Stream.runForEach((event) => renderer.event(event)), Effect.fork)
+        }).pipe(
+          Stream.runForEach((event) => Effect.zipRight(renderer.event(event), event._tag === "MessagesAppended" ? changed : Effect.void)),
+          Effect.fork
+        )
         running = fiber
         const exit = yield* Fiber.await(fiber)
         running = undefined
@@ -113,6 +118,7 @@ export const repl = (editor: Interface, options: { readonly noReasoning: boolean
             return true
           case "/reset":
             yield* session.reset
+            yield* changed
             yield* say("(conversation cleared)")
             return true
           case "/system":
@@ -121,6 +127,7 @@ export const repl = (editor: Interface, options: { readonly noReasoning: boolean
               return true
             }
             yield* session.setSystem(argument)
+            yield* changed
             yield* say("(system prompt replaced; conversation cleared)")
             return true
           case "/preset": {
