@@ -8,6 +8,8 @@ import { ScriptedChatModel } from "easyai"
 import { onTerminal } from "../support/pty.js"
 import { baseUrl, served } from "../support/server.js"
 import { tempDir } from "../support/tempDir.js"
+import { McpEndpoint, standalone } from "../support/mcp.js"
+import { echo } from "../support/tools.js"
 
 const server = (turns: ReadonlyArray<ScriptedChatModel.Turn>) => {
   const model = ScriptedChatModel.layer(turns)
@@ -49,6 +51,28 @@ describe("the REPL on a terminal", () => {
       ScriptedChatModel.reply("It is now."),
       [...ScriptedChatModel.text("Once upon a time"), ScriptedChatModel.delay("10 minutes")]
     ]))), { timeout: 120_000 })
+
+  it.scopedLive("connects, lists and disconnects MCP servers with /mcp", () =>
+    Effect.gen(function*() {
+      const url = yield* baseUrl
+      const mcp = yield* McpEndpoint
+      const terminal = yield* onTerminal(["--url", url, "--no-tools"], tempDir())
+      yield* terminal.waitFor("> ")
+      yield* terminal.type(`/mcp connect ${mcp.url} tools\r`)
+      yield* terminal.waitFor(/connected tools \(easyai [^)]*\): 1 tools/)
+      yield* terminal.type("/mcp tools\r")
+      yield* terminal.waitFor("tools.echo — Echo the text back.")
+      yield* terminal.type("/mcp tool tools.echo\r")
+      yield* terminal.waitFor("\"text\"")
+      yield* terminal.type("/mcp list\r")
+      yield* terminal.waitFor(`tools — ${mcp.url} · 1 tools`)
+      yield* terminal.type("/mcp disconnect tools\r")
+      yield* terminal.waitFor("disconnected tools")
+      yield* terminal.type("/mcp connect not-a-url\r")
+      yield* terminal.waitFor("error: MCP server not-a-url: not a URL")
+      yield* terminal.type("/exit\r")
+      expect(yield* terminal.exited).toBe(0)
+    }).pipe(Effect.provide(Layer.merge(server([]), standalone({}, { tools: [echo] })))), { timeout: 120_000 })
 
   it.scopedLive("Ctrl+C at the prompt clears the line; /exit leaves", () =>
     Effect.gen(function*() {

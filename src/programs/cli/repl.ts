@@ -10,6 +10,7 @@ import { Cause, Effect, Exit, Fiber, Option, Queue, Runtime, Stream } from "effe
 import { createInterface, type Interface } from "node:readline"
 import { findPreset, parsePresetPrefix, type PresetName, PresetName as PresetNames } from "../../domain/Sampling.js"
 import type { ApprovalRequest } from "../../layers/approval/ApprovalLive.js"
+import { McpClient } from "../../services/McpClient.js"
 import { Session } from "../../services/Session.js"
 import { ToolRegistry } from "../../services/ToolRegistry.js"
 import { describeFailure } from "./failure.js"
@@ -34,6 +35,11 @@ const help = `Commands:
   /system <text>      replace the system prompt (the conversation restarts)
   /preset <name>      switch the sampling preset: ${PresetNames.literals.join(", ")}
   /tools              list the tools
+  /mcp connect <url> [alias]   use an MCP server's tools
+  /mcp list           the connected MCP servers
+  /mcp tools          their tools
+  /mcp tool <name>    one tool's description and input schema (alias.tool)
+  /mcp disconnect <alias>
 A line may start with a preset, e.g. "creative 0.9 write a poem".
 Ctrl+C stops a generation, or clears the line; three in a row force an exit.`
 
@@ -54,6 +60,7 @@ export const repl = (
     const session = yield* Session
     const changed = Effect.provideService(options.changed, Session, session)
     const registry = yield* ToolRegistry
+    const mcp = yield* McpClient
     const runtime = yield* Effect.runtime<never>()
     let preset: PresetName | undefined
     let running: Fiber.RuntimeFiber<unknown, unknown> | undefined
@@ -85,7 +92,7 @@ export const repl = (
 
     const turn = (text: string, turnPreset: PresetName | undefined, temperature: number | undefined) =>
       Effect.gen(function*() {
-        const renderer = new TurnRenderer({ noReasoning: options.noReasoning })
+        const renderer = new TurnRenderer({ noReasoning: options.noReasoning, summary: true })
         const fiber = yield* session.stream(text, {
           ...(turnPreset === undefined ? {} : { preset: turnPreset }),
           ...(temperature === undefined ? {} : { sampling: { temperature } }),
@@ -99,6 +106,43 @@ export const repl = (
         running = undefined
         if (Exit.isFailure(exit)) {
           yield* say(Cause.isInterruptedOnly(exit.cause) ? "\n(stopped)" : `\nerror: ${describeFailure(Cause.squash(exit.cause))}`)
+        }
+      })
+
+    const mcpCommand = (words: ReadonlyArray<string>): Effect.Effect<void> =>
+      Effect.gen(function*() {
+        const [verb = "", first = "", second] = words
+        switch (verb) {
+          case "connect": {
+            if (first === "") return yield* say("usage: /mcp connect <url> [alias]")
+            const connected = yield* Effect.either(mcp.connect({ url: first, ...(second === undefined ? {} : { alias: second }) }))
+            if (connected._tag === "Left") return yield* say(`error: ${connected.left.message}`)
+            const server = connected.right
+            yield* session.refreshSystem
+            return yield* say(`connected ${server.alias} (${server.serverInfo}, MCP ${server.protocolVersion}): ${server.tools.length} tools`)
+          }
+          case "list": {
+            const servers = yield* mcp.servers
+            return yield* say(servers.length === 0 ? "(no MCP server)" : servers.map((server) => `${server.alias} — ${server.url} · ${server.tools.length} tools`).join("\n"))
+          }
+          case "tools": {
+            const tools = yield* mcp.tools
+            return yield* say(tools.length === 0 ? "(no MCP tools)" : tools.map((tool) => `${tool.alias}.${tool.name}${tool.registeredAs === undefined ? " (hidden by a local tool)" : ""} — ${tool.description.split("\n")[0] ?? ""}`).join("\n"))
+          }
+          case "tool": {
+            const tool = yield* mcp.tool(first)
+            return yield* say(Option.match(tool, {
+              onNone: () => `no MCP tool ${first}: /mcp tools lists them`,
+              onSome: (found) => `${found.alias}.${found.name}\n${found.description}\n${JSON.stringify(found.inputSchema, null, 2)}`
+            }))
+          }
+          case "disconnect": {
+            const removed = yield* mcp.disconnect(first)
+            if (removed) yield* session.refreshSystem
+            return yield* say(removed ? `disconnected ${first}` : `no MCP server ${first}`)
+          }
+          default:
+            return yield* say("usage: /mcp connect <url> [alias] | list | tools | tool <alias.tool> | disconnect <alias>")
         }
       })
 
@@ -142,6 +186,9 @@ export const repl = (
           }
           case "/tools":
             yield* say((yield* registry.specs).map((spec) => `${spec.name} — ${spec.shortDescription}`).join("\n"))
+            return true
+          case "/mcp":
+            yield* mcpCommand(rest)
             return true
           default:
             yield* say(`unknown command ${name}: /help lists them`)

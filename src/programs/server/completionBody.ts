@@ -57,7 +57,7 @@ export class CompletionBuilder {
       ...objectHeader(identity, "chat.completion"),
       choices: [{ index: 0, message, finish_reason: this.tally.finishReason ?? "stop" }],
       usage: this.tally.usage(),
-      timings: this.tally.timings()
+      ...(this.tally.sawUsage ? { timings: this.tally.timings() } : {})
     }
   }
 }

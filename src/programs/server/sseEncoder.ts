@@ -114,7 +114,8 @@ export class SseEncoder {
     const last = frame({
       ...objectHeader(this.identity, "chat.completion.chunk"),
       choices: [{ index: 0, delta: {}, finish_reason: this.tally.finishReason ?? "stop" }],
-      timings: this.tally.timings()
+      // Timings only when the model reported any: zeros would read as a measurement.
+      ...(this.tally.sawUsage ? { timings: this.tally.timings() } : {})
     })
     const usage = this.options.includeUsage
       ? frame({ ...objectHeader(this.identity, "chat.completion.chunk"), choices: [], usage: this.tally.usage() })
