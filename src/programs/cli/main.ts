@@ -5,30 +5,22 @@
  * @module
  */
 import { Command, ValidationError } from "@effect/cli"
-import { NodeContext, NodeRuntime } from "@effect/platform-node"
+import * as NodeContext from "@effect/platform-node/NodeContext"
+import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { Effect, Logger } from "effect"
 import { version } from "../version.js"
-import { healthCommand, metricsCommand, modelsCommand, presetCommand, propsCommand, toolsCommand } from "./manage.js"
-import { chat, chatCommand, chatFlags } from "./chat.js"
-import { mcpCommand } from "./mcp.js"
-import { serveCommand } from "./serve.js"
+import { chatCommand, manageCommands, mcpCommand, rootCommand, serveCommand } from "./commands.js"
 
-/** `easyai` alone is the chat; the other programs are its subcommands. */
-const easyai = Command.make("easyai", chatFlags, chat).pipe(
-  Command.withDescription("An agent in the terminal, and the programs around it: an OpenAI-compatible server, an MCP server.")
+// A listener stays on SIGINT/SIGTERM for the whole run. NodeRuntime.runMain stops the program
+// gracefully on the first signal and then removes its own listener; a library loaded later
+// (node-llama-cpp brings signal-exit) re-raises a signal it finds no other listener for, which
+// would kill the process in the middle of that graceful stop.
+for (const signal of ["SIGINT", "SIGTERM"] as const) process.on(signal, () => undefined)
+
+const cli = Command.run(
+  rootCommand.pipe(Command.withSubcommands([chatCommand, serveCommand, mcpCommand, ...manageCommands])),
+  { name: "easyai", version }
 )
-
-const cli = Command.run(easyai.pipe(Command.withSubcommands([
-    chatCommand,
-    serveCommand,
-    mcpCommand,
-    modelsCommand,
-    toolsCommand,
-    healthCommand,
-    propsCommand,
-    metricsCommand,
-    presetCommand
-  ])), { name: "easyai", version })
 
 cli(process.argv).pipe(
   // @effect/cli has already printed what was wrong with the command line; only the exit code is left to set.

@@ -6,7 +6,8 @@
  *
  * @module
  */
-import { Command, Options } from "@effect/cli"
+import type { Command } from "@effect/cli"
+import type { mcpFlags } from "./mcpFlags.js"
 import type { HttpServer, HttpServerError } from "@effect/platform"
 import { NodeStream } from "@effect/platform-node"
 import { Console, Effect, Option, type Redacted } from "effect"
@@ -18,53 +19,13 @@ import * as Dispatcher from "../mcp/dispatcher.js"
 import * as McpServerApp from "../mcp/McpServerApp.js"
 import * as StdioTransport from "../mcp/stdioTransport.js"
 import * as ServerLive from "../server/ServerLive.js"
-import { defaultGraceSeconds, defaultHost, defaultTimeoutSeconds } from "../server/ServerOptions.js"
+import { defaultGraceSeconds, defaultTimeoutSeconds } from "../server/ServerOptions.js"
 import { reportFailure } from "./failure.js"
 import * as ToolFlags from "./toolFlags.js"
-import { mcpApiKey, mcpOption, parseMcpServer } from "./mcpServers.js"
+import { mcpApiKey, parseMcpServer } from "./mcpServers.js"
 
-/** The default port of the standalone MCP server. */
-export const defaultMcpPort = 8090
-
-const stdio = Options.boolean("stdio").pipe(
-  Options.withDescription("Speak MCP on stdin/stdout (for desktop clients that start the server) instead of HTTP.")
-)
-const host = Options.text("host").pipe(Options.withDefault(defaultHost), Options.withDescription("The address to listen on."))
-const port = Options.integer("port").pipe(Options.withDefault(defaultMcpPort), Options.withDescription("The port to listen on."))
-const apiKey = ToolFlags.apiKey("Require `Authorization: Bearer <key>` on /mcp (env EASYAI_API_KEY).")
-const memory = Options.directory("memory").pipe(
-  Options.optional,
-  Options.withDescription("Serve the knowledge tools on this memory directory.")
-)
-const skills = Options.directory("skills", { exists: "yes" }).pipe(
-  Options.optional,
-  Options.withDescription("Serve the skills in this directory (read_skill).")
-)
-const toolsMode = Options.choice("tools-mode", ["split", "unified", "both"]).pipe(
-  Options.withDefault("split" as const),
-  Options.withDescription("The fs tool surface: one tool per operation (split), one fs tool (unified), or both.")
-)
-const noSessions = Options.boolean("no-sessions").pipe(
-  Options.withDescription("Stateless HTTP: no Mcp-Session-Id is issued or required.")
-)
-
-const flags = {
-  stdio,
-  host,
-  port,
-  apiKey,
-  sandbox: ToolFlags.sandbox,
-  allowBash: ToolFlags.allowBash,
-  noPython: ToolFlags.noPython,
-  memory,
-  externalTools: ToolFlags.externalTools,
-  skills,
-  toolsMode,
-  tools: ToolFlags.tools,
-  noSessions,
-  mcp: mcpOption
-}
-type Flags = Command.Command.ParseConfig<typeof flags>
+/** What `easyai mcp`'s flags parsed to. */
+export type Flags = Command.Command.ParseConfig<typeof mcpFlags>
 
 /** Whether any served tool reaches beyond answering: files, processes, memory, skills, other servers. */
 const hostTools = (flag: Flags) =>
@@ -116,11 +77,12 @@ const serveHttp = (flag: Flags) =>
   }))
 
 /** `easyai mcp`. */
-export const mcpCommand = Command.make("mcp", flags, (flag) =>
+/** `easyai mcp`: serves until SIGINT/SIGTERM, or until stdin ends under --stdio. */
+export const mcp = (flag: Flags) =>
   Effect.gen(function*() {
     yield* ToolFlags.checkHostFlags(flag)
     const serve: Effect.Effect<void, ConfigurationError | HttpServerError.ServeError, ToolRegistry> = flag.stdio
       ? serveStdio
       : serveHttp(flag)
     yield* Effect.zipRight(ToolFlags.narrowTools(flag.tools), serve).pipe(Effect.provide(toolsLayer(flag, yield* mcpApiKey)))
-  }).pipe(reportFailure("easyai mcp"))).pipe(Command.withDescription("Serve easyai's tools over MCP (Streamable HTTP at /mcp, or --stdio) without loading a model."))
+  }).pipe(reportFailure("easyai mcp"))

@@ -12,9 +12,9 @@ import { readFile, rename, rm, writeFile } from "node:fs/promises"
 import * as path from "node:path"
 import { ConfigurationError } from "../../domain/errors.js"
 import { ChatMessage } from "../../domain/Message.js"
+import { sessionFileName } from "./sessionFileName.js"
 
-/** The file's name, in the working directory. */
-export const sessionFileName = ".easyai_session"
+export { sessionFileName }
 
 const SessionFile = Schema.Struct({
   version: Schema.Literal(1),

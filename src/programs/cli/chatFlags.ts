@@ -1,0 +1,83 @@
+/**
+ * The chat's flags, apart from the chat itself so that parsing a command
+ * line (or printing `--help`) loads no model or server code.
+ *
+ * @module
+ */
+import { Options } from "@effect/cli"
+import { PresetName } from "../../domain/Sampling.js"
+import { mcpOption } from "./mcpServers.js"
+import { remoteFlags } from "./remoteFlags.js"
+import { sessionFileName } from "./sessionFileName.js"
+import * as ToolFlags from "./toolFlags.js"
+
+const optionalNumber = (name: string, description: string) =>
+  Options.float(name).pipe(Options.optional, Options.withDescription(description))
+const optionalInteger = (name: string, description: string) =>
+  Options.integer(name).pipe(Options.optional, Options.withDescription(description))
+
+/** The chat's flags. */
+export const chatFlags = {
+  model: Options.text("model").pipe(
+    Options.withAlias("m"),
+    Options.optional,
+    Options.withDescription("A local GGUF model: a file, or a URI downloaded once (hf:<user>/<repo>/<file>.gguf).")
+  ),
+  ...remoteFlags,
+  prompt: Options.text("prompt").pipe(
+    Options.withAlias("p"),
+    Options.optional,
+    Options.withDescription("Answer this once and exit: the answer on stdout, everything else on stderr.")
+  ),
+  system: Options.text("system").pipe(
+    Options.withAlias("s"),
+    Options.optional,
+    Options.withDescription("Replace the built-in base prompt with this text.")
+  ),
+  systemFile: Options.fileText("system-file").pipe(Options.optional, Options.withDescription("Read the base prompt from a file.")),
+  noBuiltinSystem: Options.boolean("no-builtin-system").pipe(Options.withDescription("Drop the built-in base prompt.")),
+  showSystemPrompt: Options.boolean("show-system-prompt").pipe(
+    Options.withDescription("Print the system prompt a session would start with, then exit.")
+  ),
+  preset: Options.choice("preset", PresetName.literals).pipe(
+    Options.optional,
+    Options.withDescription("The sampling preset (default precise).")
+  ),
+  temperature: optionalNumber("temperature", "Sampling temperature, 0–5 (overrides the preset)."),
+  topP: optionalNumber("top-p", "Nucleus sampling cut, 0–1."),
+  topK: optionalInteger("top-k", "Keep the k most likely tokens (0: off)."),
+  minP: optionalNumber("min-p", "Drop tokens below this share of the most likely one, 0–1."),
+  repeatPenalty: optionalNumber("repeat-penalty", "Penalty on repeated tokens (1: off; default 1.04)."),
+  frequencyPenalty: optionalNumber("frequency-penalty", "Penalty growing with a token's frequency, -2–2 (default 0.05)."),
+  presencePenalty: optionalNumber("presence-penalty", "Penalty on any token already present, -2–2 (default 0.1)."),
+  maxTokens: optionalInteger("max-tokens", "The most tokens one model turn may generate."),
+  ctx: optionalInteger("ctx", "Context size in tokens for a local model (default: the model's, at most 4096).").pipe(Options.withAlias("c")),
+  threads: optionalInteger("threads", "CPU threads for a local model (default: the number of cores).").pipe(Options.withAlias("t")),
+  sandbox: ToolFlags.sandbox,
+  allowBash: ToolFlags.allowBash,
+  noPython: ToolFlags.noPython,
+  externalTools: ToolFlags.externalTools,
+  memory: Options.directory("memory").pipe(Options.optional, Options.withDescription("Long-term memory in this directory (the knowledge tools).")),
+  skills: Options.directory("skills", { exists: "yes" }).pipe(Options.optional, Options.withDescription("Skills in this directory.")),
+  toolsMode: Options.choice("tools-mode", ["split", "unified", "both"]).pipe(
+    Options.optional,
+    Options.withDescription("The fs tool surface: split (default), unified or both.")
+  ),
+  noPlan: Options.boolean("no-plan").pipe(Options.withDescription("Leave out the plan tool.")),
+  noTools: ToolFlags.noTools,
+  tools: ToolFlags.tools,
+  mcp: mcpOption,
+  yes: Options.boolean("yes").pipe(Options.withAlias("y"), Options.withDescription("Approve every tool call without asking.")),
+  noReasoning: Options.boolean("no-reasoning").pipe(Options.withDescription("Hide the model's reasoning, <think> blocks included.")),
+  continue: Options.boolean("continue").pipe(
+    Options.withDescription(`Continue the conversation saved in ./${sessionFileName}.`)
+  ),
+  noLocalSession: Options.boolean("no-local-session").pipe(
+    Options.withDescription(`Do not save the conversation to ./${sessionFileName} after each turn.`)
+  ),
+  config: Options.text("config").pipe(
+    Options.optional,
+    Options.withDescription("The settings file (default: ./easyai.ini when it exists). Flags win over it; it wins over the environment.")
+  )
+}
+

@@ -1,0 +1,105 @@
+/**
+ * The flags of `easyai serve`, apart from the server so that parsing a
+ * command line (or printing `--help`) loads no model or server code.
+ *
+ * @module
+ */
+import { Options } from "@effect/cli"
+import { PresetName } from "../../domain/Sampling.js"
+import { defaultGraceSeconds, defaultHost, defaultPort, defaultQueueLimit, defaultTimeoutSeconds } from "../server/ServerOptions.js"
+import { mcpOption } from "./mcpServers.js"
+import * as ToolFlags from "./toolFlags.js"
+
+const model = Options.text("model").pipe(
+  Options.withAlias("m"),
+  Options.withDescription("The GGUF model to serve: a file, or a URI downloaded once (hf:<user>/<repo>/<file>.gguf, https://…).")
+)
+const host = Options.text("host").pipe(
+  Options.withDefault(defaultHost),
+  Options.withDescription("The address to listen on (0.0.0.0 for every interface).")
+)
+const port = Options.integer("port").pipe(Options.withDefault(defaultPort), Options.withDescription("The port to listen on."))
+const parallel = Options.integer("parallel").pipe(
+  Options.withAlias("np"),
+  Options.withDefault(1),
+  Options.withDescription("Generations that run at once (parallel sequences in the model's context).")
+)
+const queue = Options.integer("queue").pipe(
+  Options.withDefault(defaultQueueLimit),
+  Options.withDescription("Requests that may wait for a free slot before the server answers 503.")
+)
+const apiKey = ToolFlags.apiKey("Require `Authorization: Bearer <key>` on every path but /, /health and /metrics (env EASYAI_API_KEY).")
+const alias = Options.text("alias").pipe(
+  Options.withAlias("a"),
+  Options.optional,
+  Options.withDescription("The model name served at /v1/models (default: the file name).")
+)
+const ctx = Options.integer("ctx").pipe(
+  Options.withAlias("c"),
+  Options.optional,
+  Options.withDescription("Context size in tokens (default: the model's, at most 4096).")
+)
+const threads = Options.integer("threads").pipe(
+  Options.withAlias("t"),
+  Options.optional,
+  Options.withDescription("CPU threads for generation (default: the number of cores).")
+)
+const preset = Options.choice("preset", PresetName.literals).pipe(
+  Options.optional,
+  Options.withDescription("The sampling preset of requests that set none (default precise).")
+)
+const system = Options.text("system").pipe(
+  Options.withAlias("s"),
+  Options.optional,
+  Options.withDescription("The system prompt of requests that bring none (replaces the built-in one).")
+)
+const systemFile = Options.fileText("system-file").pipe(
+  Options.optional,
+  Options.withDescription("Read that system prompt from a file.")
+)
+const timeout = Options.integer("http-timeout").pipe(
+  Options.withDefault(defaultTimeoutSeconds),
+  Options.withDescription("Seconds a connection may stay silent in either direction before it is closed.")
+)
+const grace = Options.integer("grace").pipe(
+  Options.withDefault(defaultGraceSeconds),
+  Options.withDescription("Seconds running streams get to finish on SIGINT/SIGTERM before they are cut.")
+)
+const maxBody = Options.integer("max-body").pipe(
+  Options.optional,
+  Options.withDescription("The largest request body accepted, in bytes (default 8 MiB).")
+)
+const cors = Options.text("cors").pipe(
+  Options.optional,
+  Options.withDescription("Browser origins admitted: *, localhost, or a comma-separated list (default: * without host tools, localhost with them).")
+)
+const noInject = Options.boolean("no-inject").pipe(
+  Options.withDescription("Do not append the date/time and memory preamble to system prompts (X-Easyai-Inject: on still forces it).")
+)
+
+/** The flags of `easyai serve`. */
+export const serveFlags = {
+  model,
+  host,
+  port,
+  parallel,
+  queue,
+  apiKey,
+  alias,
+  ctx,
+  threads,
+  preset,
+  system,
+  systemFile,
+  sandbox: ToolFlags.sandbox,
+  allowBash: ToolFlags.allowBash,
+  noPython: ToolFlags.noPython,
+  timeout,
+  grace,
+  maxBody,
+  cors,
+  noTools: ToolFlags.noTools,
+  noInject,
+  mcp: mcpOption
+}
+
