@@ -8,6 +8,9 @@ import { describe, expect, it } from "@effect/vitest"
 import { Effect, Queue, Stream } from "effect"
 import { engineConfig, testModels } from "../support/models.js"
 import { runTs, startTs } from "../support/process.js"
+import { tempDir } from "../support/tempDir.js"
+import { writeFileSync } from "node:fs"
+import * as path from "node:path"
 
 const model = testModels[0]
 if (model === undefined) throw new Error("no test model")
@@ -108,6 +111,26 @@ describe("easyai serve (a real process)", () => {
       const body = yield* response.stream.pipe(Stream.decodeText(), Stream.mkString, Effect.orElseSucceed(() => ""))
       expect(body).not.toContain("[DONE]")
       expect(Number(yield* process.exitCode)).toBe(0)
+    }).pipe(Effect.provide(NodeHttpClient.layerUndici)), { timeout: 120_000 })
+
+  it.scoped("reads [SERVER] and [ENGINE] from easyai.ini; flags win over it", () =>
+    Effect.gen(function*() {
+      const file = path.join(tempDir(), "easyai.ini")
+      writeFileSync(file, "[SERVER]\nalias = from-ini\nparallel = 2\nqueue = 3\n\n[ENGINE]\npreset = creative\n")
+      const { process, url } = yield* serve("--config", file)
+      const health = JSON.parse((yield* get(`${url}/health`)).body)
+      expect(health.model).toBe("from-ini")
+      expect(health.slots).toMatchObject({ total: 2, queue_limit: 3 })
+      expect(JSON.parse((yield* get(`${url}/props`)).body).preset).toBe("creative")
+      yield* process.kill("SIGTERM")
+      const overridden = yield* serve("--config", file, "--alias", "from-flag")
+      expect(JSON.parse((yield* get(`${overridden.url}/health`)).body).model).toBe("from-flag")
+      yield* overridden.process.kill("SIGTERM")
+      const bad = path.join(tempDir(), "easyai.ini")
+      writeFileSync(bad, "[SERVER]\nport = ninety\n")
+      const refused = yield* runTs("src/programs/cli/main.ts", "serve", "--model", modelPath, "--config", bad)
+      expect(refused.exitCode).toBe(1)
+      expect(refused.stderr).toBe(`easyai serve: ${bad}:2: [SERVER] port: expected a port from 0 to 65535, got "ninety"`)
     }).pipe(Effect.provide(NodeHttpClient.layerUndici)), { timeout: 120_000 })
 
   it.live("refuses a model file that does not exist, in one line, with a failing exit code", () =>

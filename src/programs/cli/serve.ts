@@ -6,7 +6,11 @@
 import type { Command } from "@effect/cli"
 import type { serveFlags } from "./serveFlags.js"
 import { HttpServer } from "@effect/platform"
-import { Console, Effect, Option, type Redacted } from "effect"
+import { Config, Console, Effect, Option, Redacted } from "effect"
+import { readFile } from "node:fs/promises"
+import { ConfigurationError } from "../../domain/errors.js"
+import { defaultGraceSeconds, defaultHost, defaultPort, defaultQueueLimit, defaultTimeoutSeconds } from "../server/ServerOptions.js"
+import * as SettingsFile from "./config.js"
 import { basename, extname } from "node:path"
 import { isModelUri } from "../../layers/engine/resolveModel.js"
 import * as LocalChatModel from "../../layers/model/LocalChatModel.js"
@@ -37,7 +41,7 @@ const serverLayer = (flag: Flags, mcpKey: Option.Option<Redacted.Redacted<string
     ...(flag.mcp.length === 0 ? {} : { mcp: { servers: flag.mcp.map((text) => parseMcpServer(text, mcpKey)) } }),
     model: LocalChatModel.layerFrom({
       modelPath: flag.model,
-      sequences: Math.max(1, flag.parallel),
+      sequences: Math.max(1, Option.getOrElse(flag.parallel, () => 1)),
       ...optionalField("contextSize", flag.ctx),
       ...optionalField("threads", flag.threads)
     }),
@@ -46,8 +50,8 @@ const serverLayer = (flag: Flags, mcpKey: Option.Option<Redacted.Redacted<string
     server: {
       modelFile: flag.model,
       modelAlias: Option.getOrElse(flag.alias, () => defaultAlias(flag.model)),
-      parallel: flag.parallel,
-      queueLimit: flag.queue,
+      parallel: Option.getOrElse(flag.parallel, () => 1),
+      queueLimit: Option.getOrElse(flag.queue, () => defaultQueueLimit),
       injectPreamble: !flag.noInject,
       ...optionalField("apiKey", flag.apiKey),
       ...optionalField("preset", flag.preset),
@@ -55,7 +59,12 @@ const serverLayer = (flag: Flags, mcpKey: Option.Option<Redacted.Redacted<string
       ...optionalField("cors", Option.map(flag.cors, corsPolicy)),
       ...optionalField("limits", Option.map(flag.maxBody, (maxBytes) => ({ maxBytes })))
     },
-    listen: { host: flag.host, port: flag.port, timeoutSeconds: flag.timeout, graceSeconds: flag.grace }
+    listen: {
+      host: Option.getOrElse(flag.host, () => defaultHost),
+      port: Option.getOrElse(flag.port, () => defaultPort),
+      timeoutSeconds: Option.getOrElse(flag.timeout, () => defaultTimeoutSeconds),
+      graceSeconds: Option.getOrElse(flag.grace, () => defaultGraceSeconds)
+    }
   })
 
 /** The startup banner: where, what, how. */
@@ -71,10 +80,62 @@ const banner = (served: ServerApp.Service, address: HttpServer.Address): string 
   ].join("\n")
 }
 
-/** `easyai serve`. */
-/** `easyai serve`: serves until SIGINT/SIGTERM. */
-export const serve = (flag: Flags) =>
+const fill = <A>(flag: Option.Option<A>, value: A | undefined): Option.Option<A> =>
+  Option.isSome(flag) ? flag : Option.fromNullable(value)
+
+/** The server key from the environment (blank = none): below the settings file. */
+const envApiKey = Config.redacted("EASYAI_API_KEY").pipe(
+  Config.option,
+  Config.map(Option.filter((key) => Redacted.value(key).trim() !== ""))
+)
+
+/**
+ * The flags after the settings file: flags > the matching `[MODEL_<pattern>]`
+ * > `[ENGINE]` / `[SERVER]` > the environment > defaults.
+ */
+const settled = (flag: Flags) =>
   Effect.gen(function*() {
+    const config = yield* SettingsFile.loadConfig(Option.getOrUndefined(flag.config), process.cwd())
+    for (const warning of config.warnings) yield* Effect.logWarning(warning)
+    const engine = (yield* SettingsFile.modelSettings(config, flag.model)).settings
+    const server = config.server
+    // A blank key is no key, wherever it comes from.
+    const flagKey = Option.filter(flag.apiKey, (key) => Redacted.value(key).trim() !== "")
+    const apiKey = Option.isSome(flagKey) ? flagKey : server.apiKey !== undefined ? Option.some(server.apiKey) : yield* envApiKey
+    const systemFile = Option.isSome(flag.system) || Option.isSome(flag.systemFile) || server.systemFile === undefined
+      ? flag.systemFile
+      : Option.some([server.systemFile, yield* readSystemFile(server.systemFile)] as const)
+    const settledFlags: Flags = {
+      ...flag,
+      host: fill(flag.host, server.host),
+      port: fill(flag.port, server.port),
+      parallel: fill(flag.parallel, server.parallel),
+      queue: fill(flag.queue, server.queue),
+      timeout: fill(flag.timeout, server.httpTimeout),
+      grace: fill(flag.grace, server.grace),
+      apiKey,
+      alias: fill(flag.alias, server.alias),
+      systemFile,
+      maxBody: fill(flag.maxBody, server.maxBody),
+      cors: fill(flag.cors, server.cors),
+      noInject: flag.noInject || server.inject === false,
+      ctx: fill(flag.ctx, engine.context),
+      threads: fill(flag.threads, engine.threads),
+      preset: fill(flag.preset, engine.preset)
+    }
+    return settledFlags
+  })
+
+const readSystemFile = (file: string) =>
+  Effect.tryPromise({
+    try: () => readFile(file, "utf8"),
+    catch: (error) => new ConfigurationError({ message: `cannot read the system file ${file}: ${error instanceof Error ? error.message : String(error)}` })
+  })
+
+/** `easyai serve`: serves until SIGINT/SIGTERM. */
+export const serve = (given: Flags) =>
+  Effect.gen(function*() {
+    const flag = yield* settled(given)
     yield* ToolFlags.checkHostFlags(flag)
     const mcpKey = yield* mcpApiKey
     yield* Effect.gen(function*() {

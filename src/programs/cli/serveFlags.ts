@@ -15,20 +15,23 @@ const model = Options.text("model").pipe(
   Options.withDescription("The GGUF model to serve: a file, or a URI downloaded once (hf:<user>/<repo>/<file>.gguf, https://…).")
 )
 const host = Options.text("host").pipe(
-  Options.withDefault(defaultHost),
-  Options.withDescription("The address to listen on (0.0.0.0 for every interface).")
+  Options.optional,
+  Options.withDescription(`The address to listen on (default ${defaultHost}; 0.0.0.0 for every interface).`)
 )
-const port = Options.integer("port").pipe(Options.withDefault(defaultPort), Options.withDescription("The port to listen on."))
+const port = Options.integer("port").pipe(Options.optional, Options.withDescription(`The port to listen on (default ${defaultPort}).`))
 const parallel = Options.integer("parallel").pipe(
   Options.withAlias("np"),
-  Options.withDefault(1),
-  Options.withDescription("Generations that run at once (parallel sequences in the model's context).")
+  Options.optional,
+  Options.withDescription("Generations that run at once (parallel sequences in the model's context; default 1).")
 )
 const queue = Options.integer("queue").pipe(
-  Options.withDefault(defaultQueueLimit),
-  Options.withDescription("Requests that may wait for a free slot before the server answers 503.")
+  Options.optional,
+  Options.withDescription(`Requests that may wait for a free slot before the server answers 503 (default ${defaultQueueLimit}).`)
 )
-const apiKey = ToolFlags.apiKey("Require `Authorization: Bearer <key>` on every path but /, /health and /metrics (env EASYAI_API_KEY).")
+const apiKey = Options.redacted("api-key").pipe(
+  Options.optional,
+  Options.withDescription("Require `Authorization: Bearer <key>` on every path but /, /health and /metrics (env EASYAI_API_KEY).")
+)
 const alias = Options.text("alias").pipe(
   Options.withAlias("a"),
   Options.optional,
@@ -58,12 +61,12 @@ const systemFile = Options.fileText("system-file").pipe(
   Options.withDescription("Read that system prompt from a file.")
 )
 const timeout = Options.integer("http-timeout").pipe(
-  Options.withDefault(defaultTimeoutSeconds),
-  Options.withDescription("Seconds a connection may stay silent in either direction before it is closed.")
+  Options.optional,
+  Options.withDescription(`Seconds a connection may stay silent in either direction before it is closed (default ${defaultTimeoutSeconds}).`)
 )
 const grace = Options.integer("grace").pipe(
-  Options.withDefault(defaultGraceSeconds),
-  Options.withDescription("Seconds running streams get to finish on SIGINT/SIGTERM before they are cut.")
+  Options.optional,
+  Options.withDescription(`Seconds running streams get to finish on SIGINT/SIGTERM before they are cut (default ${defaultGraceSeconds}).`)
 )
 const maxBody = Options.integer("max-body").pipe(
   Options.optional,
@@ -79,6 +82,10 @@ const noInject = Options.boolean("no-inject").pipe(
 
 /** The flags of `easyai serve`. */
 export const serveFlags = {
+  config: Options.text("config").pipe(
+    Options.optional,
+    Options.withDescription("The settings file (default: ./easyai.ini when it exists): [SERVER], [ENGINE], [MODEL_<pattern>]. Flags win over it; it wins over the environment.")
+  ),
   model,
   host,
   port,
