@@ -25,7 +25,7 @@ import type { ChatModel } from "../../services/ChatModel.js"
 import { Session } from "../../services/Session.js"
 import * as Config from "./config.js"
 import { reportFailure } from "./failure.js"
-import { optionalField } from "./optionalField.js"
+import { fill, optionalField } from "./optionalField.js"
 import { mcpApiKey, parseMcpServer } from "./mcpServers.js"
 import { clientOverrides } from "./remoteFlags.js"
 import { chatFlags } from "./chatFlags.js"
@@ -100,9 +100,6 @@ const stackLayer = <E>(
       }
     }
   })
-
-const fill = <A>(flag: Option.Option<A>, value: A | undefined): Option.Option<A> =>
-  Option.isSome(flag) ? flag : Option.fromNullable(value)
 
 /**
  * The flags with the settings file's values filled in where a flag was not

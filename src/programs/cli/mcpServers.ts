@@ -5,7 +5,8 @@
  * @module
  */
 import { Options } from "@effect/cli"
-import { Config, Option, Redacted } from "effect"
+import { Option, type Redacted } from "effect"
+import { envSecret } from "./optionalField.js"
 import { isValidAlias } from "../../domain/mcp.js"
 import type { McpServerConfig } from "../../services/McpClient.js"
 
@@ -30,7 +31,4 @@ export const parseMcpServer = (text: string, apiKey: Option.Option<Redacted.Reda
 }
 
 /** The key sent to MCP servers, from `EASYAI_MCP_API_KEY` (blank = none). */
-export const mcpApiKey = Config.redacted("EASYAI_MCP_API_KEY").pipe(
-  Config.option,
-  Config.map(Option.filter((key) => Redacted.value(key).trim() !== ""))
-)
+export const mcpApiKey = envSecret("EASYAI_MCP_API_KEY")

@@ -6,7 +6,7 @@
 import type { Command } from "@effect/cli"
 import type { serveFlags } from "./serveFlags.js"
 import { HttpServer } from "@effect/platform"
-import { Config, Console, Effect, Option, Redacted } from "effect"
+import { Console, Effect, Option, type Redacted } from "effect"
 import { readFile } from "node:fs/promises"
 import { ConfigurationError } from "../../domain/errors.js"
 import { defaultGraceSeconds, defaultHost, defaultPort, defaultQueueLimit, defaultTimeoutSeconds } from "../server/ServerOptions.js"
@@ -16,7 +16,7 @@ import { isModelUri } from "../../layers/engine/resolveModel.js"
 import * as LocalChatModel from "../../layers/model/LocalChatModel.js"
 import * as ServerApp from "../server/ServerApp.js"
 import { reportFailure } from "./failure.js"
-import { optionalField } from "./optionalField.js"
+import { envSecret, fill, nonBlank, optionalField } from "./optionalField.js"
 import * as ToolFlags from "./toolFlags.js"
 import { mcpApiKey, parseMcpServer } from "./mcpServers.js"
 import * as ServerLive from "../server/ServerLive.js"
@@ -80,15 +80,6 @@ const banner = (served: ServerApp.Service, address: HttpServer.Address): string 
   ].join("\n")
 }
 
-const fill = <A>(flag: Option.Option<A>, value: A | undefined): Option.Option<A> =>
-  Option.isSome(flag) ? flag : Option.fromNullable(value)
-
-/** The server key from the environment (blank = none): below the settings file. */
-const envApiKey = Config.redacted("EASYAI_API_KEY").pipe(
-  Config.option,
-  Config.map(Option.filter((key) => Redacted.value(key).trim() !== ""))
-)
-
 /**
  * The flags after the settings file: flags > the matching `[MODEL_<pattern>]`
  * > `[ENGINE]` / `[SERVER]` > the environment > defaults.
@@ -100,8 +91,8 @@ const settled = (flag: Flags) =>
     const engine = (yield* SettingsFile.modelSettings(config, flag.model)).settings
     const server = config.server
     // A blank key is no key, wherever it comes from.
-    const flagKey = Option.filter(flag.apiKey, (key) => Redacted.value(key).trim() !== "")
-    const apiKey = Option.isSome(flagKey) ? flagKey : server.apiKey !== undefined ? Option.some(server.apiKey) : yield* envApiKey
+    const flagKey = nonBlank(flag.apiKey)
+    const apiKey = Option.isSome(flagKey) ? flagKey : server.apiKey !== undefined ? Option.some(server.apiKey) : yield* envSecret("EASYAI_API_KEY")
     const systemFile = Option.isSome(flag.system) || Option.isSome(flag.systemFile) || server.systemFile === undefined
       ? flag.systemFile
       : Option.some([server.systemFile, yield* readSystemFile(server.systemFile)] as const)

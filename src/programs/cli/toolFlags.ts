@@ -5,9 +5,10 @@
  * @module
  */
 import { Options } from "@effect/cli"
-import { Config, Effect, Option, Redacted } from "effect"
+import { Config, Effect, Option } from "effect"
 import { ConfigurationError } from "../../domain/errors.js"
 import type * as SessionStack from "../../layers/session/SessionStack.js"
+import { nonBlank } from "./optionalField.js"
 import { ToolRegistry } from "../../services/ToolRegistry.js"
 
 /** `--sandbox DIR`: the file tools (and evaluate) confined to a directory. */
@@ -30,7 +31,7 @@ export const apiKey = (description: string) =>
   Options.redacted("api-key").pipe(
     Options.withFallbackConfig(Config.redacted("EASYAI_API_KEY")),
     Options.optional,
-    Options.map(Option.filter((key) => Redacted.value(key).trim() !== "")),
+    Options.map(nonBlank),
     Options.withDescription(description)
   )
 
