@@ -50,6 +50,21 @@ export interface Service {
   readonly addTool: (tool: Tool) => Effect.Effect<void, ToolRegistrationError>
   /** Clears the history. */
   readonly reset: Effect.Effect<void>
+  /**
+   * Replaces the history with a recap the model writes of it: the request
+   * for the recap and the recap become the whole history, so later turns
+   * carry the gist in far fewer tokens. Nothing changes when the history is
+   * empty or the model writes no recap.
+   */
+  readonly compress: Effect.Effect<Compressed, AgentError>
+}
+
+/** What {@link Service.compress} did. */
+export interface Compressed {
+  /** The recap now standing for the conversation; empty when nothing changed. */
+  readonly recap: string
+  /** How many messages the recap replaced (0 when nothing changed). */
+  readonly replaced: number
 }
 
 /** One conversation. */

@@ -22,13 +22,13 @@
 import { Effect, Exit, Layer, Option, Ref, Stream } from "effect"
 import type { AgentEvent } from "../../domain/AgentEvent.js"
 import type { ToolRegistrationError } from "../../domain/errors.js"
-import { type ChatMessage, SystemMessage, UserMessage } from "../../domain/Message.js"
+import { AssistantMessage, type ChatMessage, SystemMessage, UserMessage } from "../../domain/Message.js"
 import { defaultPreset, type PresetName, resolveSampling, type SamplingOverrides } from "../../domain/Sampling.js"
 import { builtinSystemPrompt, joinBlocks, type PreambleOptions } from "../../domain/SystemPrompt.js"
 import type { Tool } from "../../domain/Tool.js"
 import { Agent, type AgentError } from "../../services/Agent.js"
 import { Preamble } from "../../services/Preamble.js"
-import { type ChatOptions, type Service, Session, type SystemAppend } from "../../services/Session.js"
+import { type ChatOptions, type Compressed, type Service, Session, type SystemAppend } from "../../services/Session.js"
 import { ToolRegistry } from "../../services/ToolRegistry.js"
 import { defaultTools } from "../tools/defaults.js"
 
@@ -64,6 +64,10 @@ export interface Config {
   /** The conversation to continue (without the system prompt), e.g. one saved by a previous run. */
   readonly history?: ReadonlyArray<ChatMessage>
 }
+
+/** What the model is asked when a conversation is compressed; it stays in the history with the recap. */
+export const recapRequest =
+  "Summarise our conversation so far, for yourself to continue from: what I asked for, the facts, files and results we established, the decisions made, and what is still open. Be complete but brief; write notes, not a reply, and call no tools."
 
 const renderAppend = (append: SystemAppend): string => (typeof append === "string" ? append : append())
 
@@ -133,8 +137,9 @@ const make = (config: Config): Effect.Effect<Service, ToolRegistrationError, Age
         ))
       }))
 
-    const chat = (text: string, options?: ChatOptions) =>
-      Stream.runLast(stream(text, options)).pipe(
+    /** The turn's last event, which a successful run always makes its `TurnComplete`. */
+    const completion = (events: Stream.Stream<AgentEvent, AgentError>) =>
+      Stream.runLast(events).pipe(
         Effect.map(Option.filter((event) => event._tag === "TurnComplete")),
         Effect.flatMap(Option.match({
           onNone: () => Effect.dieMessage("the agent stream ended without TurnComplete"),
@@ -142,7 +147,26 @@ const make = (config: Config): Effect.Effect<Service, ToolRegistrationError, Age
         }))
       )
 
+    const chat = (text: string, options?: ChatOptions) => completion(stream(text, options))
+
     const locked = turnLock.withPermits(1)
+
+    // The recap is one tool-less model turn over the whole conversation; the history is swapped only once it is written.
+    const compress: Effect.Effect<Compressed, AgentError> = locked(Effect.gen(function*() {
+      const before = yield* Ref.get(history)
+      if (before.length === 0) return { recap: "", replaced: 0 }
+      const request = new UserMessage({ content: recapRequest })
+      const turn = yield* completion(agent.run({
+        messages: [new SystemMessage({ content: yield* Ref.get(installed) }), ...before, request],
+        sampling: samplingFor({}),
+        toolChoice: "none",
+        maxToolHops: 0
+      }))
+      const recap = turn.text.trim()
+      if (recap === "") return { recap: "", replaced: 0 }
+      yield* Ref.set(history, [request, new AssistantMessage({ content: recap })])
+      return { recap, replaced: before.length }
+    }))
 
     return {
       chat,
@@ -154,7 +178,8 @@ const make = (config: Config): Effect.Effect<Service, ToolRegistrationError, Age
       setSystem: (text) => locked(Effect.zipRight(Ref.set(base, text), Effect.zipRight(Ref.set(history, []), install))),
       appendSystem: (append) => Ref.update(appends, (all) => [...all, append]),
       addTool: (tool) => locked(Effect.zipRight(registry.add(tool), install)),
-      reset: locked(Ref.set(history, []))
+      reset: locked(Ref.set(history, [])),
+      compress
     }
   })
 

@@ -8,6 +8,7 @@ import {
   presets,
   ScriptedChatModel as Scripted,
   Session,
+  SessionLive,
   SystemMessage,
   ToolMessage,
   ToolRegistry,
@@ -252,6 +253,68 @@ describe("Session", () => {
         ],
         { tools: [echo] }
       ))))
+  })
+
+  describe("compress", () => {
+    it.effect("replaces the history with the model's recap, asked for without tools", () =>
+      Effect.gen(function*() {
+        const session = yield* Session
+        yield* session.chat("my name is Ada")
+        yield* session.chat("I like graphs")
+        const compressed = yield* session.compress
+        expect(compressed).toEqual({ recap: "Ada, likes graphs.", replaced: 4 })
+        const recapCall = (yield* requests)[2]
+        expect(recapCall?.toolChoice).toBe("none")
+        expect(recapCall?.messages.map((m) => m.content)).toEqual([
+          yield* session.system,
+          "my name is Ada",
+          "hello Ada",
+          "I like graphs",
+          "noted",
+          SessionLive.recapRequest
+        ])
+        expect(yield* session.history).toEqual([
+          new UserMessage({ content: SessionLive.recapRequest }),
+          new AssistantMessage({ content: "Ada, likes graphs." })
+        ])
+        yield* session.chat("who am I?")
+        expect((yield* requests)[3]?.messages.map((m) => m.content).slice(1)).toEqual([
+          SessionLive.recapRequest,
+          "Ada, likes graphs.",
+          "who am I?"
+        ])
+      }).pipe(Effect.provide(scriptedSession([
+        Scripted.reply("hello Ada"),
+        Scripted.reply("noted"),
+        Scripted.reply("  Ada, likes graphs.\n"),
+        Scripted.reply("Ada")
+      ]))))
+
+    it.effect("asks nothing when there is no conversation", () =>
+      Effect.gen(function*() {
+        const session = yield* Session
+        expect(yield* session.compress).toEqual({ recap: "", replaced: 0 })
+        expect(yield* requests).toEqual([])
+      }).pipe(Effect.provide(scriptedSession([]))))
+
+    it.effect("keeps the history when the model writes no recap", () =>
+      Effect.gen(function*() {
+        const session = yield* Session
+        yield* session.chat("hi")
+        const before = yield* session.history
+        expect(yield* session.compress).toEqual({ recap: "", replaced: 0 })
+        expect(yield* session.history).toEqual(before)
+      }).pipe(Effect.provide(scriptedSession([Scripted.reply("hello"), Scripted.reply("   ")]))))
+
+    it.effect("keeps the history when the recap fails", () =>
+      Effect.gen(function*() {
+        const session = yield* Session
+        yield* session.chat("hi")
+        const before = yield* session.history
+        const failed = yield* Effect.flip(session.compress)
+        expect(failed._tag).toBe("ModelError")
+        expect(yield* session.history).toEqual(before)
+      }).pipe(Effect.provide(scriptedSession([Scripted.reply("hello"), [Scripted.fail(new ModelError({ reason: "BadResponse", detail: "down" }))]]))))
   })
 })
 
