@@ -9,7 +9,7 @@
  * @module
  */
 import { Command } from "@effect/cli"
-import { Console, Effect, Layer, Option, type Redacted, Stream } from "effect"
+import { Console, Effect, Layer, Option, type Redacted } from "effect"
 import type { ChatModelError } from "../../domain/errors.js"
 import type { ChatMessage } from "../../domain/Message.js"
 import { ConfigurationError } from "../../domain/errors.js"
@@ -25,13 +25,15 @@ import type { ChatModel } from "../../services/ChatModel.js"
 import { Session } from "../../services/Session.js"
 import * as Config from "./config.js"
 import { reportFailure } from "./failure.js"
+import { logging } from "./logging.js"
 import { fill, optionalField } from "./optionalField.js"
 import { mcpApiKey, parseMcpServer } from "./mcpServers.js"
 import { clientOverrides } from "./remoteFlags.js"
 import { chatFlags } from "./chatFlags.js"
 import { askWith, makeLineEditor, repl } from "./repl.js"
 import { loadSession, saveSession, sessionFileName } from "./sessionFile.js"
-import { askOnTerminal, TurnRenderer } from "./terminal.js"
+import { Spinner } from "./spinner.js"
+import { askOnTerminal, renderTurn, TurnRenderer } from "./terminal.js"
 import * as ToolFlags from "./toolFlags.js"
 
 /** What the chat's flags parsed to. */
@@ -64,7 +66,7 @@ const modelLayer = (flag: Flags): Layer.Layer<ChatModel, ChatModelError | Config
   })))
 }
 
-/** Who confirms a tool call: nobody with --yes, else the person at the terminal (MCP tools only). */
+/** Who confirms a tool call that no flag or pattern approved: the person at the terminal. */
 type Ask = (request: ApprovalRequest) => Effect.Effect<boolean>
 
 /** The whole stack for the flags, on `model`. */
@@ -72,7 +74,7 @@ const stackLayer = <E>(
   flag: Flags,
   model: Layer.Layer<ChatModel, E>,
   mcpKey: Option.Option<Redacted.Redacted<string>>,
-  ask: Ask | undefined = process.stdin.isTTY ? askOnTerminal : undefined,
+  ask: Ask | undefined,
   history: ReadonlyArray<ChatMessage> = []
 ) =>
   SessionStack.layer({
@@ -80,7 +82,7 @@ const stackLayer = <E>(
     toolMode: Option.getOrElse(flag.toolsMode, () => "split" as const),
     approval: flag.yes
       ? ApprovalLive.autoApprove
-      : ApprovalLive.policy({ autoApproveLocal: true, ...(ask === undefined ? {} : { ask }) }),
+      : ApprovalLive.policy({ autoApproveLocal: true, autoApprove: ToolFlags.names(flag.autoApprove), ...(ask === undefined ? {} : { ask }) }),
     ...ToolFlags.hostOption(flag),
     ...optionalField("memory", flag.memory),
     ...Option.match(flag.skills, { onNone: () => ({}), onSome: (dir) => ({ skills: { directories: [dir] } }) }),
@@ -135,7 +137,11 @@ const withConfig = (flag: Flags, config: Config.ConfigFile, engine: Config.Engin
     toolsMode: fill(flag.toolsMode, cli.toolsMode),
     tools: fill(flag.tools, cli.tools?.join(",")),
     mcp: flag.mcp.length > 0 ? flag.mcp : [...(cli.mcp ?? [])],
+    autoApprove: fill(flag.autoApprove, cli.autoApprove?.join(",")),
     yes: flag.yes || cli.yes === true,
+    shell: flag.shell || cli.shell === true,
+    verbose: flag.verbose || cli.verbose === true,
+    logFile: fill(flag.logFile, cli.logFile),
     noReasoning: flag.noReasoning || cli.reasoning === false
   }
 }
@@ -147,8 +153,12 @@ const settled = (flag: Flags) =>
     for (const warning of config.warnings) yield* Effect.logWarning(warning)
     const model = Option.orElse(flag.model, () => Option.fromNullable(config.cli.model))
     const engine = Option.isSome(model) ? (yield* Config.modelSettings(config, model.value)).settings : config.engine
-    return withConfig(flag, config, engine)
+    return shellImplies(withConfig(flag, config, engine))
   })
+
+/** `--shell` gives the model bash, in `--sandbox` or else the directory the shell starts in. */
+const shellImplies = (flag: Flags): Flags =>
+  flag.shell ? { ...flag, allowBash: true, sandbox: Option.orElse(flag.sandbox, () => Option.some(process.cwd())) } : flag
 
 /** The prompt of a one-shot run: `-p`, else all of stdin when it is not a terminal. */
 const readStdin = Effect.async<string>((resume) => {
@@ -164,18 +174,39 @@ const saver = (flag: Flags) =>
     : Effect.flatMap(Session, (session) => Effect.flatMap(session.history, (history) => saveSession(process.cwd(), history)))
 
 /** One turn, rendered. */
-const answerOnce = (flag: Flags, prompt: string) =>
+const answerOnce = (flag: Flags, prompt: string, spinner: Spinner) =>
   Effect.gen(function*() {
     yield* ToolFlags.narrowTools(flag.tools)
     const session = yield* Session
     // The catalogue in the prompt follows the narrowed registry.
     if (Option.isSome(flag.tools)) yield* session.refreshSystem
-    const renderer = new TurnRenderer({ noReasoning: flag.noReasoning })
-    const changed = saver(flag)
-    yield* session.stream(prompt, {
-      ...optionalField("maxTokens", flag.maxTokens)
+    const renderer = new TurnRenderer({ noReasoning: flag.noReasoning, spinner })
+    yield* renderTurn(session.stream(prompt, optionalField("maxTokens", flag.maxTokens)), renderer, saver(flag))
+  })
+
+/** The interactive chat or hybrid shell. */
+const interactively = (flag: Flags, mcpKey: Option.Option<Redacted.Redacted<string>>, history: ReadonlyArray<ChatMessage>) =>
+  Effect.gen(function*() {
+    const editor = makeLineEditor()
+    const spinner = new Spinner()
+    yield* Effect.gen(function*() {
+      yield* ToolFlags.narrowTools(flag.tools)
+      if (Option.isSome(flag.tools)) yield* Effect.flatMap(Session, (session) => session.refreshSystem)
+      if (history.length > 0) yield* Console.log(`(continuing: ${history.length} messages from ./${sessionFileName})`)
+      if (flag.shell) yield* Console.log("easyai shell: commands run in your $SHELL; start a line with > to ask the model; /help lists the rest.")
+      yield* repl(editor, {
+        noReasoning: flag.noReasoning,
+        shell: flag.shell,
+        spinner,
+        ...optionalField("maxTokens", flag.maxTokens),
+        changed: saver(flag)
+      })
     }).pipe(
-      Stream.runForEach((event) => Effect.zipRight(renderer.event(event), event._tag === "MessagesAppended" ? changed : Effect.void))
+      Effect.provide(stackLayer(flag, modelLayer(flag), mcpKey, askWith(editor, spinner), history)),
+      Effect.ensuring(Effect.sync(() => {
+        spinner.clear()
+        editor.close()
+      }))
     )
   })
 
@@ -183,32 +214,35 @@ const answerOnce = (flag: Flags, prompt: string) =>
 export const chat = (given: Flags) =>
   Effect.gen(function*() {
     const flag = yield* settled(given)
+    return yield* run(flag).pipe(
+      // The one-line report comes after; the cause in full is a debug line (on stderr with --verbose, in the log file).
+      Effect.tapErrorCause((cause) => Effect.logDebug("failed", cause)),
+      Effect.provide(logging({ verbose: flag.verbose, ...optionalField("logFile", flag.logFile) }))
+    )
+  }).pipe(reportFailure("easyai"))
+
+const run = (flag: Flags) =>
+  Effect.gen(function*() {
     yield* ToolFlags.checkHostFlags(flag)
     const mcpKey = yield* mcpApiKey
     if (flag.showSystemPrompt) {
       return yield* ToolFlags.narrowTools(flag.tools).pipe(
         Effect.zipRight(Effect.flatMap(Session, (session) => Effect.flatMap(session.renderSystem, Console.log))),
-        Effect.provide(stackLayer(flag, NoChatModel.layer("pass --model or --url to chat"), mcpKey))
+        Effect.provide(stackLayer(flag, NoChatModel.layer("pass --model or --url to chat"), mcpKey, undefined))
       )
     }
     const interactive = Option.isNone(flag.prompt) && process.stdin.isTTY === true
+    if (flag.shell && !interactive) {
+      return yield* new ConfigurationError({ message: "--shell is interactive: it needs a terminal and no -p" })
+    }
     const prompt = Option.isSome(flag.prompt) ? flag.prompt.value : interactive ? "" : yield* readStdin
     if (!interactive && prompt.trim() === "") return yield* new ConfigurationError({ message: "the prompt is empty" })
     if (Option.isNone(flag.model) && Option.isNone(flag.url) && (process.env["EASYAI_URL"] ?? "") === "") {
       return yield* new ConfigurationError({ message: "no model: pass --model FILE for a local model or --url URL for a server" })
     }
     const history = flag.continue ? yield* loadSession(process.cwd()) : []
-    if (!interactive) {
-      return yield* answerOnce(flag, prompt).pipe(Effect.provide(stackLayer(flag, modelLayer(flag), mcpKey, undefined, history)))
-    }
-    const editor = makeLineEditor()
-    yield* Effect.gen(function*() {
-      yield* ToolFlags.narrowTools(flag.tools)
-      if (Option.isSome(flag.tools)) yield* Effect.flatMap(Session, (session) => session.refreshSystem)
-      if (history.length > 0) yield* Console.log(`(continuing: ${history.length} messages from ./${sessionFileName})`)
-      yield* repl(editor, { noReasoning: flag.noReasoning, ...optionalField("maxTokens", flag.maxTokens), changed: saver(flag) })
-    }).pipe(
-      Effect.provide(stackLayer(flag, modelLayer(flag), mcpKey, askWith(editor), history)),
-      Effect.ensuring(Effect.sync(() => editor.close()))
-    )
-  }).pipe(reportFailure("easyai"))
+    if (interactive) return yield* interactively(flag, mcpKey, history)
+    const spinner = new Spinner()
+    const ask = process.stdin.isTTY ? askOnTerminal(spinner) : undefined
+    yield* answerOnce(flag, prompt, spinner).pipe(Effect.provide(stackLayer(flag, modelLayer(flag), mcpKey, ask, history)))
+  })

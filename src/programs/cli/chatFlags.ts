@@ -29,6 +29,9 @@ export const chatFlags = {
     Options.optional,
     Options.withDescription("Answer this once and exit: the answer on stdout, everything else on stderr.")
   ),
+  shell: Options.boolean("shell").pipe(
+    Options.withDescription("The hybrid shell: lines run in $SHELL, \"> text\" asks the model; the model gets bash (in --sandbox, default the current directory).")
+  ),
   system: Options.text("system").pipe(
     Options.withAlias("s"),
     Options.optional,
@@ -67,6 +70,10 @@ export const chatFlags = {
   noTools: ToolFlags.noTools,
   tools: ToolFlags.tools,
   mcp: mcpOption,
+  autoApprove: Options.text("auto-approve").pipe(
+    Options.optional,
+    Options.withDescription("Tool calls that run without asking: comma-separated names or patterns, e.g. docs.*,bash.")
+  ),
   yes: Options.boolean("yes").pipe(Options.withAlias("y"), Options.withDescription("Approve every tool call without asking.")),
   noReasoning: Options.boolean("no-reasoning").pipe(Options.withDescription("Hide the model's reasoning, <think> blocks included.")),
   continue: Options.boolean("continue").pipe(
@@ -74,6 +81,14 @@ export const chatFlags = {
   ),
   noLocalSession: Options.boolean("no-local-session").pipe(
     Options.withDescription(`Do not save the conversation to ./${sessionFileName} after each turn.`)
+  ),
+  verbose: Options.boolean("verbose").pipe(
+    Options.withAlias("v"),
+    Options.withDescription("Debug log lines on stderr (each model turn's token accounting), and a failure's full cause.")
+  ),
+  logFile: Options.text("log-file").pipe(
+    Options.optional,
+    Options.withDescription("Append every log line, debug lines included, to this file.")
   ),
   config: Options.text("config").pipe(
     Options.optional,

@@ -176,6 +176,12 @@ export interface CliSettings {
   readonly autoApprove?: ReadonlyArray<string>
   /** `yes`: approve every tool call. */
   readonly yes?: boolean
+  /** `shell`: start the hybrid shell. */
+  readonly shell?: boolean
+  /** `verbose`: debug log lines on stderr. */
+  readonly verbose?: boolean
+  /** `log_file`: append every log line to this file (absolute). */
+  readonly logFile?: string
 }
 
 /** One `[MODEL_<pattern>]` section. */
@@ -394,7 +400,10 @@ const cliFields: Fields<CliSettings> = {
   tools: field(list("tool names", () => true), "tools"),
   mcp: field(list("URL or URL=alias entries", isMcpServer), "mcp"),
   autoApprove: field(list("patterns", () => true), "auto_approve"),
-  yes: field(boolean, "yes")
+  yes: field(boolean, "yes"),
+  shell: field(boolean, "shell"),
+  verbose: field(boolean, "verbose"),
+  logFile: field(filePath, "log_file")
 }
 
 /** The INI keys of a table, canonical names only. */

@@ -8,6 +8,7 @@ import { Command, ValidationError } from "@effect/cli"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { Effect, Logger } from "effect"
+import { stderrLogger } from "./logging.js"
 import { version } from "../version.js"
 import { chatCommand, manageCommands, mcpCommand, rootCommand, serveCommand } from "./commands.js"
 
@@ -30,6 +31,6 @@ cli(process.argv).pipe(
     })),
   Effect.provide(NodeContext.layer),
   // Logs go to stderr: stdout carries answers and, under `easyai mcp --stdio`, the protocol itself.
-  Effect.provide(Logger.replace(Logger.defaultLogger, Logger.prettyLogger({ stderr: true }))),
+  Effect.provide(Logger.replace(Logger.defaultLogger, stderrLogger)),
   NodeRuntime.runMain({ disablePrettyLogger: true })
 )

@@ -75,6 +75,10 @@ export const noTools = Options.boolean("no-tools").pipe(
   Options.withDescription("Leave out the default tools (datetime, plan, web, tool_lookup); --sandbox tools still count.")
 )
 
+/** The entries of a comma-separated flag (`a, b,c` → `["a", "b", "c"]`); none when it is absent. */
+export const names = (list: Option.Option<string>): ReadonlyArray<string> =>
+  Option.match(list, { onNone: () => [], onSome: (text) => text.split(",").map((name) => name.trim()).filter((name) => name !== "") })
+
 /**
  * Narrows the registry to `--tools`: the other tools are removed, so the
  * catalogue, `tool_lookup` and MCP's `tools/list` all agree on what exists.
@@ -82,10 +86,10 @@ export const noTools = Options.boolean("no-tools").pipe(
 export const narrowTools = (list: Option.Option<string>) =>
   Option.match(list, {
     onNone: () => Effect.void,
-    onSome: (names) =>
+    onSome: () =>
       Effect.gen(function*() {
         const registry = yield* ToolRegistry
-        const wanted = new Set(names.split(",").map((name) => name.trim()).filter((name) => name !== ""))
+        const wanted = new Set(names(list))
         const present = (yield* registry.specs).map((spec) => spec.name)
         for (const name of present) if (!wanted.has(name)) yield* registry.remove(name)
         const unknown = [...wanted].filter((name) => !present.includes(name))

@@ -1,0 +1,94 @@
+/**
+ * The hybrid shell's side effects: `cd`, `export` and `unset` change this
+ * process (so they last from one line to the next and the model's tools see
+ * them too), and any other command runs in the user's `$SHELL` in the
+ * foreground, where Ctrl+C reaches it rather than easyai.
+ *
+ * @module
+ */
+import { Effect } from "effect"
+import { spawn } from "node:child_process"
+import { statSync } from "node:fs"
+import { constants } from "node:os"
+import type { Interface } from "node:readline"
+import { cdTarget, type ShellLine, tildePath } from "./shellLine.js"
+
+/** The prompt: the working directory with `~` for home, then `$`. */
+export const shellPrompt = (): string => `${tildePath(process.cwd(), process.env["HOME"])} $ `
+
+/** Applies `cd`, `export` or `unset`; returns what to tell the user (empty for nothing). */
+export const applyBuiltin = (line: Extract<ShellLine, { _tag: "Cd" | "Export" | "Unset" }>): Effect.Effect<string> =>
+  Effect.sync(() => {
+    switch (line._tag) {
+      case "Cd": {
+        const from = process.cwd()
+        const target = cdTarget(line.target, { cwd: from, home: process.env["HOME"], previous: process.env["OLDPWD"], env: process.env })
+        if (target._tag === "Invalid") return target.message
+        const kind = statSync(target.path, { throwIfNoEntry: false })
+        if (kind === undefined) return `cd: no such directory: ${line.target ?? "~"}`
+        if (!kind.isDirectory()) return `cd: not a directory: ${line.target ?? "~"}`
+        try {
+          process.chdir(target.path)
+        } catch (error) {
+          return `cd: ${error instanceof Error ? error.message : String(error)}`
+        }
+        process.env["OLDPWD"] = from
+        process.env["PWD"] = target.path
+        // As bash does, `cd -` says where it went.
+        return line.target === "-" ? target.path : ""
+      }
+      case "Export":
+        for (const [name, value] of line.assignments) process.env[name] = value
+        return ""
+      case "Unset":
+        for (const name of line.names) delete process.env[name]
+        return ""
+    }
+  })
+
+/**
+ * Runs `command` with `$SHELL -c` (`/bin/sh` when unset) in the working
+ * directory and environment of this process, on the terminal, and returns
+ * its exit status (128 + the signal's number when a signal ended it).
+ *
+ * The child is in easyai's process group, which the terminal has in the
+ * foreground, so the terminal's Ctrl+C (SIGINT) reaches it from the kernel.
+ * Meanwhile the line editor is paused with the terminal out of raw mode
+ * (for the command to read it cooked, with ^C a signal rather than a key),
+ * and easyai's own SIGINT listeners are set aside so that signal does not
+ * also stop easyai.
+ */
+export const runInForeground = (command: string, editor: Interface): Effect.Effect<number> =>
+  Effect.async<number>((resume) => {
+    const wasRaw = process.stdin.isTTY === true && process.stdin.isRaw
+    const listeners = process.rawListeners("SIGINT")
+    const ignore = () => undefined
+    editor.pause()
+    if (wasRaw) process.stdin.setRawMode(false)
+    process.removeAllListeners("SIGINT")
+    process.on("SIGINT", ignore)
+    let restored = false
+    const restore = () => {
+      if (restored) return
+      restored = true
+      process.removeListener("SIGINT", ignore)
+      // rawListeners is typed Function[]; these are the SIGINT listeners it just returned (once-wrappers kept as such).
+      for (const listener of listeners) process.on("SIGINT", listener as NodeJS.SignalsListener)
+      if (wasRaw) process.stdin.setRawMode(true)
+      editor.resume()
+    }
+    const child = spawn(process.env["SHELL"] || "/bin/sh", ["-c", command], { stdio: "inherit", env: process.env })
+    child.once("error", (error) => {
+      restore()
+      process.stderr.write(`easyai: ${error.message}\n`)
+      resume(Effect.succeed(127))
+    })
+    child.once("exit", (code, signal) => {
+      restore()
+      resume(Effect.succeed(code ?? 128 + (signal === null ? 0 : constants.signals[signal])))
+    })
+    return Effect.sync(() => {
+      child.kill("SIGTERM")
+      restore()
+    })
+  })
