@@ -64,6 +64,12 @@ export interface ClientConfig {
   readonly maxTokens?: number
   /** Sampling seed, for reproducible answers on servers that honour it. */
   readonly seed?: number
+  /**
+   * Whether an easyai server streams prompt-evaluation progress
+   * (`easyai.prompt_progress` events, read as `PromptProgress`). Default true;
+   * false asks it not to.
+   */
+  readonly promptProgress?: boolean
   /** Default shapers (a request's own sampling wins field by field). */
   readonly sampling?: SamplingOverrides
   /** Penalties sent with every request. */

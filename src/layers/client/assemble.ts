@@ -13,6 +13,7 @@ import {
   type FinishReason,
   Finished,
   type ModelEvent,
+  PromptProgress,
   ReasoningDelta,
   TextDelta,
   ToolCallRequested,
@@ -104,6 +105,8 @@ export class TurnAssembler {
     if (chunk.usage !== undefined && chunk.usage !== null) this.usage = chunk.usage
     if (chunk.timings !== undefined && chunk.timings !== null) this.timings = chunk.timings
     const events: Array<ModelEvent> = []
+    const progress = chunk.prompt_progress
+    if (progress !== undefined && progress !== null) events.push(new PromptProgress(progress))
     for (const choice of chunk.choices ?? []) {
       if ((choice.index ?? 0) !== 0) continue
       const delta = choice.delta

@@ -83,7 +83,8 @@ export const requestBody = (request: ChatRequest, config: ClientConfig): JsonObj
   if (stop !== undefined && stop.length > 0) body["stop"] = [...stop]
   put(body, "seed", config.seed)
   body["stream"] = true
-  body["stream_options"] = { include_usage: true }
+  // An easyai server streams prompt progress unless told not to; other servers ignore the field.
+  body["stream_options"] = { include_usage: true, ...(config.promptProgress === false ? { easyai_prompt_progress: false } : {}) }
   return { ...body, ...config.extraBody }
 }
 
@@ -156,7 +157,9 @@ export const CompletionChunk = Schema.Struct({
   }))),
   usage: optionalNullable(WireUsage),
   timings: optionalNullable(Timings),
-  error: optionalNullable(WireError)
+  error: optionalNullable(WireError),
+  /** easyai's `easyai.prompt_progress` event: prompt tokens read so far (cached included) of the prompt's total. */
+  prompt_progress: optionalNullable(Schema.Struct({ processed: Schema.Number, total: Schema.Number }))
 })
 /** One `data:` chunk of a streamed completion. */
 export type CompletionChunk = typeof CompletionChunk.Type

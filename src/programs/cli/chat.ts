@@ -62,6 +62,7 @@ const modelLayer = (flag: Flags): Layer.Layer<ChatModel, ChatModelError | Config
   const overrides = clientOverrides(flag)
   return RemoteChatModel.layer.pipe(Layer.provide(ClientLive.layerConfig({
     ...overrides,
+    ...(flag.noPromptProgress ? { promptProgress: false } : {}),
     ...(penalty === undefined ? {} : { penalties: penalty })
   })))
 }
@@ -111,7 +112,7 @@ const stackLayer = <E>(
 const withConfig = (flag: Flags, config: Config.ConfigFile, engine: Config.EngineSettings): Flags => {
   const cli = config.cli
   return {
-    ...flag,
+    ...ToolFlags.withCliTools(flag, cli),
     model: fill(flag.model, cli.model),
     url: fill(flag.url, cli.url),
     apiKey: fill(flag.apiKey, cli.apiKey),
@@ -129,28 +130,20 @@ const withConfig = (flag: Flags, config: Config.ConfigFile, engine: Config.Engin
     maxTokens: fill(flag.maxTokens, engine.maxTokens),
     ctx: fill(flag.ctx, engine.context),
     threads: fill(flag.threads, engine.threads),
-    sandbox: fill(flag.sandbox, cli.sandbox),
-    allowBash: flag.allowBash || cli.allowBash === true,
-    memory: fill(flag.memory, cli.memory),
-    skills: fill(flag.skills, cli.skills),
-    externalTools: fill(flag.externalTools, cli.externalTools),
-    toolsMode: fill(flag.toolsMode, cli.toolsMode),
-    tools: fill(flag.tools, cli.tools?.join(",")),
-    mcp: flag.mcp.length > 0 ? flag.mcp : [...(cli.mcp ?? [])],
     autoApprove: fill(flag.autoApprove, cli.autoApprove?.join(",")),
     yes: flag.yes || cli.yes === true,
     shell: flag.shell || cli.shell === true,
     verbose: flag.verbose || cli.verbose === true,
     logFile: fill(flag.logFile, cli.logFile),
-    noReasoning: flag.noReasoning || cli.reasoning === false
+    noReasoning: flag.noReasoning || cli.reasoning === false,
+    noPromptProgress: flag.noPromptProgress || cli.promptProgress === false
   }
 }
 
 /** The flags after the settings file: its warnings logged, its model section matched. */
 const settled = (flag: Flags) =>
   Effect.gen(function*() {
-    const config = yield* Config.loadConfig(Option.getOrUndefined(flag.config), process.cwd())
-    for (const warning of config.warnings) yield* Effect.logWarning(warning)
+    const config = yield* Config.readSettings(flag.config)
     const model = Option.orElse(flag.model, () => Option.fromNullable(config.cli.model))
     const engine = Option.isSome(model) ? (yield* Config.modelSettings(config, model.value)).settings : config.engine
     return shellImplies(withConfig(flag, config, engine))
@@ -180,7 +173,7 @@ const answerOnce = (flag: Flags, prompt: string, spinner: Spinner) =>
     const session = yield* Session
     // The catalogue in the prompt follows the narrowed registry.
     if (Option.isSome(flag.tools)) yield* session.refreshSystem
-    const renderer = new TurnRenderer({ noReasoning: flag.noReasoning, spinner })
+    const renderer = new TurnRenderer({ noReasoning: flag.noReasoning, promptProgress: !flag.noPromptProgress, spinner })
     yield* renderTurn(session.stream(prompt, optionalField("maxTokens", flag.maxTokens)), renderer, saver(flag))
   })
 
@@ -196,6 +189,7 @@ const interactively = (flag: Flags, mcpKey: Option.Option<Redacted.Redacted<stri
       if (flag.shell) yield* Console.log("easyai shell: commands run in your $SHELL; start a line with > to ask the model; /help lists the rest.")
       yield* repl(editor, {
         noReasoning: flag.noReasoning,
+        promptProgress: !flag.noPromptProgress,
         shell: flag.shell,
         spinner,
         ...optionalField("maxTokens", flag.maxTokens),

@@ -7,6 +7,7 @@
 import { Options } from "@effect/cli"
 import { PresetName } from "../../domain/Sampling.js"
 import { mcpOption } from "./mcpServers.js"
+import { settingsFileOption } from "./optionalField.js"
 import { remoteFlags } from "./remoteFlags.js"
 import { sessionFileName } from "./sessionFileName.js"
 import * as ToolFlags from "./toolFlags.js"
@@ -75,6 +76,9 @@ export const chatFlags = {
     Options.withDescription("Tool calls that run without asking: comma-separated names or patterns, e.g. docs.*,bash.")
   ),
   yes: Options.boolean("yes").pipe(Options.withAlias("y"), Options.withDescription("Approve every tool call without asking.")),
+  noPromptProgress: Options.boolean("no-prompt-progress").pipe(
+    Options.withDescription("A plain \"thinking\" spinner: no prompt-evaluation percentage (a server is asked not to stream it).")
+  ),
   noReasoning: Options.boolean("no-reasoning").pipe(Options.withDescription("Hide the model's reasoning, <think> blocks included.")),
   continue: Options.boolean("continue").pipe(
     Options.withDescription(`Continue the conversation saved in ./${sessionFileName}.`)
@@ -90,9 +94,6 @@ export const chatFlags = {
     Options.optional,
     Options.withDescription("Append every log line, debug lines included, to this file.")
   ),
-  config: Options.text("config").pipe(
-    Options.optional,
-    Options.withDescription("The settings file (default: ./easyai.ini when it exists). Flags win over it; it wins over the environment.")
-  )
+  config: settingsFileOption("[cli], [ENGINE], [MODEL_<pattern>]")
 }
 

@@ -621,6 +621,10 @@ export const loadConfig = Effect.fn("config.load")(function*(file: string | unde
   return yield* parseConfig(text.value, named, path.dirname(absolute))
 })
 
+/** {@link loadConfig} for a command: the `--config` flag's file (or `./easyai.ini`), its warnings logged. */
+export const readSettings = (file: Option.Option<string>) =>
+  Effect.tap(loadConfig(Option.getOrUndefined(file), process.cwd()), (config) => Effect.forEach(config.warnings, (warning) => Effect.logWarning(warning)))
+
 // ---------------------------------------------------------------------------
 // Per-model profiles
 

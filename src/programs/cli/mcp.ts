@@ -20,6 +20,7 @@ import * as McpServerApp from "../mcp/McpServerApp.js"
 import * as StdioTransport from "../mcp/stdioTransport.js"
 import * as ServerLive from "../server/ServerLive.js"
 import { defaultGraceSeconds, defaultTimeoutSeconds } from "../server/ServerOptions.js"
+import * as Config from "./config.js"
 import { reportFailure } from "./failure.js"
 import * as ToolFlags from "./toolFlags.js"
 import { mcpApiKey, parseMcpServer } from "./mcpServers.js"
@@ -37,7 +38,7 @@ const toolsLayer = (flag: Flags, mcpKey: Option.Option<Redacted.Redacted<string>
   SessionStack.layer({
     ...(flag.mcp.length === 0 ? {} : { mcp: { servers: flag.mcp.map((text) => parseMcpServer(text, mcpKey)) } }),
     model: NoChatModel.layer("the MCP server serves tools and runs no model"),
-    toolMode: flag.toolsMode,
+    toolMode: Option.getOrElse(flag.toolsMode, () => "split" as const),
     ...ToolFlags.hostOption(flag),
     ...Option.match(flag.memory, { onNone: () => ({}), onSome: (dir) => ({ memory: dir }) }),
     ...Option.match(flag.skills, { onNone: () => ({}), onSome: (dir) => ({ skills: { directories: [dir] } }) })
@@ -76,10 +77,10 @@ const serveHttp = (flag: Flags) =>
     return yield* Effect.never
   }))
 
-/** `easyai mcp`. */
 /** `easyai mcp`: serves until SIGINT/SIGTERM, or until stdin ends under --stdio. */
-export const mcp = (flag: Flags) =>
+export const mcp = (given: Flags) =>
   Effect.gen(function*() {
+    const flag = ToolFlags.withCliTools(given, (yield* Config.readSettings(given.config)).cli)
     yield* ToolFlags.checkHostFlags(flag)
     const serve: Effect.Effect<void, ConfigurationError | HttpServerError.ServeError, ToolRegistry> = flag.stdio
       ? serveStdio

@@ -7,6 +7,7 @@
 import { Options } from "@effect/cli"
 import { defaultHost } from "../server/ServerOptions.js"
 import { mcpOption } from "./mcpServers.js"
+import { settingsFileOption } from "./optionalField.js"
 import * as ToolFlags from "./toolFlags.js"
 
 /** The default port of the standalone MCP server. */
@@ -27,8 +28,8 @@ const skills = Options.directory("skills", { exists: "yes" }).pipe(
   Options.withDescription("Serve the skills in this directory (read_skill).")
 )
 const toolsMode = Options.choice("tools-mode", ["split", "unified", "both"]).pipe(
-  Options.withDefault("split" as const),
-  Options.withDescription("The fs tool surface: one tool per operation (split), one fs tool (unified), or both.")
+  Options.optional,
+  Options.withDescription("The fs tool surface: one tool per operation (split, the default), one fs tool (unified), or both.")
 )
 const noSessions = Options.boolean("no-sessions").pipe(
   Options.withDescription("Stateless HTTP: no Mcp-Session-Id is issued or required.")
@@ -49,5 +50,6 @@ export const mcpFlags = {
   toolsMode,
   tools: ToolFlags.tools,
   noSessions,
-  mcp: mcpOption
+  mcp: mcpOption,
+  config: settingsFileOption("[cli] (sandbox, allow_bash, memory, skills, external_tools, tools_mode, tools, mcp)")
 }

@@ -1,11 +1,19 @@
 /**
  * Small helpers for flag values: optional properties under
  * `exactOptionalPropertyTypes`, flags over settings-file values, and
- * secrets where blank means none.
+ * secrets where blank means none, and the `--config` flag every command takes.
  *
  * @module
  */
+import { Options } from "@effect/cli"
 import { Config, Option, Redacted } from "effect"
+
+/** `--config FILE`: the settings file; `sections` names the parts the command reads. */
+export const settingsFileOption = (sections: string) =>
+  Options.text("config").pipe(
+    Options.optional,
+    Options.withDescription(`The settings file (default: ./easyai.ini when it exists): ${sections}. Flags win over it; it wins over the environment.`)
+  )
 
 /** `{ [key]: value }` when the flag was given, else `{}`. */
 export const optionalField = <K extends string, A>(key: K, value: Option.Option<A>): { readonly [P in K]?: A } =>

@@ -37,6 +37,8 @@ const forceExitWindow = 1500
 /** How the REPL runs. */
 export interface ReplOptions {
   readonly noReasoning: boolean
+  /** Show prompt-evaluation progress in the spinner. */
+  readonly promptProgress: boolean
   readonly maxTokens?: number
   /** The hybrid shell: `> text` asks the model, other lines are shell commands. */
   readonly shell: boolean
@@ -102,6 +104,7 @@ export const repl = (editor: Interface, options: ReplOptions) =>
       Effect.gen(function*() {
         const renderer = new TurnRenderer({
           noReasoning: options.noReasoning,
+          promptProgress: options.promptProgress,
           summary: true,
           spinner: options.spinner,
           ...(contextSize === undefined ? {} : { contextSize })

@@ -86,8 +86,7 @@ const banner = (served: ServerApp.Service, address: HttpServer.Address): string 
  */
 const settled = (flag: Flags) =>
   Effect.gen(function*() {
-    const config = yield* SettingsFile.loadConfig(Option.getOrUndefined(flag.config), process.cwd())
-    for (const warning of config.warnings) yield* Effect.logWarning(warning)
+    const config = yield* SettingsFile.readSettings(flag.config)
     const engine = (yield* SettingsFile.modelSettings(config, flag.model)).settings
     const server = config.server
     // A blank key is no key, wherever it comes from.

@@ -8,6 +8,7 @@ import { Options } from "@effect/cli"
 import { PresetName } from "../../domain/Sampling.js"
 import { defaultGraceSeconds, defaultHost, defaultPort, defaultQueueLimit, defaultTimeoutSeconds } from "../server/ServerOptions.js"
 import { mcpOption } from "./mcpServers.js"
+import { settingsFileOption } from "./optionalField.js"
 import * as ToolFlags from "./toolFlags.js"
 
 const model = Options.text("model").pipe(
@@ -82,10 +83,7 @@ const noInject = Options.boolean("no-inject").pipe(
 
 /** The flags of `easyai serve`. */
 export const serveFlags = {
-  config: Options.text("config").pipe(
-    Options.optional,
-    Options.withDescription("The settings file (default: ./easyai.ini when it exists): [SERVER], [ENGINE], [MODEL_<pattern>]. Flags win over it; it wins over the environment.")
-  ),
+  config: settingsFileOption("[SERVER], [ENGINE], [MODEL_<pattern>]"),
   model,
   host,
   port,

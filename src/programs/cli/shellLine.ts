@@ -26,9 +26,12 @@ const compound = /[;&|<>`()\\]/
 // `$NAME` or `${NAME}` in a cd target.
 const variable = /\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))/g
 
-/** The word without one pair of surrounding quotes. */
+/** The word without one pair of surrounding quotes (one quoted word: `"a" "b"` is two). */
 const unquote = (word: string): string =>
-  word.length >= 2 && (word[0] === "\"" || word[0] === "'") && word.at(-1) === word[0] ? word.slice(1, -1) : word
+  word.length >= 2 && (word[0] === "\"" || word[0] === "'") && word.at(-1) === word[0] &&
+    !word.slice(1, -1).includes(word[0])
+    ? word.slice(1, -1)
+    : word
 
 const parseAssignments = (text: string): ShellLine => {
   const assignments: Array<readonly [string, string]> = []

@@ -27,6 +27,8 @@ export interface RenderOptions {
   readonly noReasoning: boolean
   /** End each turn with the summary line (context fill, tokens, speed). */
   readonly summary?: boolean
+  /** Show prompt-evaluation progress in the spinner (default true); else a plain "thinking". */
+  readonly promptProgress?: boolean
   /** The activity indicator, shared with whatever else writes to the terminal (the approval question). */
   readonly spinner?: Spinner
   /** The context size last reported, so prompt progress can show the fill before this turn reports its own. */
@@ -142,7 +144,7 @@ export class TurnRenderer {
       case "ReasoningDelta":
         return this.options.noReasoning ? Effect.void : this.stream(process.stderr, dim(event.text))
       case "PromptProgress":
-        return Effect.sync(() => this.spin(progressLabel(event, this.contextSize)))
+        return this.options.promptProgress === false ? Effect.void : Effect.sync(() => this.spin(progressLabel(event, this.contextSize)))
       case "ToolCallStarted":
         return Effect.sync(() => this.spin(`running ${event.call.name}`))
       case "ToolCallFinished": {

@@ -8,7 +8,8 @@ import { Options } from "@effect/cli"
 import { Config, Effect, Option } from "effect"
 import { ConfigurationError } from "../../domain/errors.js"
 import type * as SessionStack from "../../layers/session/SessionStack.js"
-import { nonBlank } from "./optionalField.js"
+import type { CliSettings } from "./config.js"
+import { fill, nonBlank } from "./optionalField.js"
 import { ToolRegistry } from "../../services/ToolRegistry.js"
 
 /** `--sandbox DIR`: the file tools (and evaluate) confined to a directory. */
@@ -42,6 +43,29 @@ export interface HostFlags {
   readonly noPython: boolean
   readonly externalTools?: Option.Option<string>
 }
+
+/** The flags that choose a toolbelt, as both the chat and `easyai mcp` parse them. */
+export interface ToolbeltFlags extends HostFlags {
+  readonly externalTools: Option.Option<string>
+  readonly memory: Option.Option<string>
+  readonly skills: Option.Option<string>
+  readonly toolsMode: Option.Option<"split" | "unified" | "both">
+  readonly tools: Option.Option<string>
+  readonly mcp: ReadonlyArray<string>
+}
+
+/** The toolbelt flags with the settings file's `[cli]` values where a flag was not given. */
+export const withCliTools = <F extends ToolbeltFlags>(flag: F, cli: CliSettings): F => ({
+  ...flag,
+  sandbox: fill(flag.sandbox, cli.sandbox),
+  allowBash: flag.allowBash || cli.allowBash === true,
+  memory: fill(flag.memory, cli.memory),
+  skills: fill(flag.skills, cli.skills),
+  externalTools: fill(flag.externalTools, cli.externalTools),
+  toolsMode: fill(flag.toolsMode, cli.toolsMode),
+  tools: fill(flag.tools, cli.tools?.join(",")),
+  mcp: flag.mcp.length > 0 ? flag.mcp : [...(cli.mcp ?? [])]
+})
 
 /** Refuses combinations that cannot work, before anything loads. */
 export const checkHostFlags = (flags: HostFlags): Effect.Effect<void, ConfigurationError> =>

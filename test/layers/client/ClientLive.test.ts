@@ -27,6 +27,7 @@ import {
 import {
   AssistantMessage,
   ModelError,
+  PromptProgress,
   SamplingParams,
   ScriptedChatModel as Scripted,
   SystemMessage,
@@ -303,6 +304,13 @@ describe("Client request body", () => {
     expect(requestBody({ ...base, toolChoice: "none" }, { baseUrl: "x" })["tool_choice"]).toBe("none")
     const plain = requestBody({ messages: base.messages, tools: [] }, { baseUrl: "x" })
     expect(Object.keys(plain).sort()).toEqual(["messages", "stream", "stream_options"])
+  })
+
+  it("asks an easyai server not to stream prompt progress when told", () => {
+    const messages = [new UserMessage({ content: "hi" })]
+    expect(requestBody({ messages, tools: [] }, { baseUrl: "x", promptProgress: false })["stream_options"])
+      .toEqual({ include_usage: true, easyai_prompt_progress: false })
+    expect(requestBody({ messages, tools: [] }, { baseUrl: "x", promptProgress: true })["stream_options"]).toEqual({ include_usage: true })
   })
 })
 
@@ -668,6 +676,12 @@ describe("TurnAssembler", () => {
     expect(events.map((event) => (event._tag === "ToolCallRequested" ? [event.call.id, event.call.name, event.call.arguments] : event._tag)))
       .toEqual([["x0", "first", "{\"a\":1}"], ["gen_1", "third", "{\"b\":2}"], "Finished"])
     expect(events.at(-1)).toMatchObject({ reason: "tool_calls" })
+  })
+
+  it("reads easyai's prompt progress events", () => {
+    const assembler = new TurnAssembler()
+    const events = assembler.push({ choices: [], prompt_progress: { processed: 512, total: 2048 } })
+    expect(Either.getOrThrow(events)).toEqual([new PromptProgress({ processed: 512, total: 2048 })])
   })
 
   it("a tool call without a name is a BadResponse", () => {

@@ -38,6 +38,22 @@ describe("the installed easyai command", () => {
       }
     }), 60_000)
 
+  it.live("writes a bash completion script that completes commands and a subcommand's flags", () =>
+    Effect.gen(function*() {
+      const { exitCode, stdout } = yield* run("--completions", "bash")
+      expect(exitCode).toBe(0)
+      // Bash calls the function with the command, the word being completed and the word before it.
+      const complete = (words: ReadonlyArray<string>) =>
+        Command.make(
+          "bash",
+          "-c",
+          `${stdout}\nCOMP_WORDS=(${words.join(" ")}); COMP_CWORD=${words.length - 1}; _easyai_bash_completions easyai ${words.at(-1)} ${words.at(-2)}; echo "\${COMPREPLY[@]}"`
+        ).pipe(Command.string, Effect.map((text) => text.trim().split(/\s+/)), Effect.provide(NodeContext.layer))
+      expect(yield* complete(["easyai", "se"])).toEqual(["serve"])
+      expect(yield* complete(["easyai", "serve", "--pa"])).toEqual(["--parallel"])
+      expect(yield* complete(["easyai", "--shel"])).toEqual(["--shell"])
+    }), 30_000)
+
   it.live("loads a command's body from its chunk and runs it", () =>
     Effect.gen(function*() {
       const { exitCode, stdout } = yield* run("tools")

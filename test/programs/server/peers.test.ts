@@ -12,6 +12,7 @@ import {
   ClientLive,
   easyai,
   presets,
+  PromptProgress,
   RemoteChatModel,
   ScriptedChatModel,
   type ServerLive,
@@ -349,6 +350,22 @@ describe("the easyai Client as a peer", () => {
       expect(events.at(-1)).toMatchObject({ _tag: "Finished", reason: "stop" })
       expect(events.filter((event) => event._tag === "Finished")).toHaveLength(1)
     })).pipe(Effect.provide(scripted([[...ScriptedChatModel.reply("Hello from the server."), ScriptedChatModel.usage(5, 4)]]))))
+
+  it.live("the server's prompt progress arrives as PromptProgress, unless the client opts out", () =>
+    Effect.gen(function*() {
+      const base = yield* baseUrl
+      const progressOf = (promptProgress: boolean) =>
+        Effect.flatMap(Client, (client) => Stream.runCollect(client.chat({ messages: [new UserMessage({ content: "hi" })], tools: [] }))).pipe(
+          Effect.map((events) => Chunk.toArray(events).flatMap((event) => (event._tag === "PromptProgress" ? [[event.processed, event.total]] : []))),
+          Effect.provide(ClientLive.layer({ baseUrl: base, retries: 0, promptProgress }))
+        )
+      expect(yield* progressOf(true)).toEqual([[256, 1024], [1024, 1024]])
+      expect(yield* progressOf(false)).toEqual([])
+    }).pipe(Effect.provide(scripted([0, 1].map(() => [
+      new PromptProgress({ processed: 256, total: 1024 }),
+      new PromptProgress({ processed: 1024, total: 1024 }),
+      ...ScriptedChatModel.reply("Read.")
+    ])))))
 
   it.live("chat through a server-side tool: the easyai events are skipped, the indicator arrives as text", () =>
     withClient(Effect.gen(function*() {
