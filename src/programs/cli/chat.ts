@@ -21,7 +21,7 @@ import * as LocalChatModel from "../../layers/model/LocalChatModel.js"
 import * as NoChatModel from "../../layers/model/NoChatModel.js"
 import * as RemoteChatModel from "../../layers/model/RemoteChatModel.js"
 import * as SessionStack from "../../layers/session/SessionStack.js"
-import type { ChatModel } from "../../services/ChatModel.js"
+import { ChatModel } from "../../services/ChatModel.js"
 import { Session } from "../../services/Session.js"
 import * as Config from "./config.js"
 import { reportFailure } from "./failure.js"
@@ -70,7 +70,7 @@ const modelLayer = (flag: Flags): Layer.Layer<ChatModel, ChatModelError | Config
 /** Who confirms a tool call that no flag or pattern approved: the person at the terminal. */
 type Ask = (request: ApprovalRequest) => Effect.Effect<boolean>
 
-/** The whole stack for the flags, on `model`. */
+/** The whole stack for the flags, on `model`, which it provides too (built once: a Layer is shared within one graph). */
 const stackLayer = <E>(
   flag: Flags,
   model: Layer.Layer<ChatModel, E>,
@@ -78,7 +78,7 @@ const stackLayer = <E>(
   ask: Ask | undefined,
   history: ReadonlyArray<ChatMessage> = []
 ) =>
-  SessionStack.layer({
+  Layer.merge(model, SessionStack.layer({
     model,
     toolMode: Option.getOrElse(flag.toolsMode, () => "split" as const),
     approval: flag.yes
@@ -102,7 +102,7 @@ const stackLayer = <E>(
         ...optionalField("minP", flag.minP)
       }
     }
-  })
+  }))
 
 /**
  * The flags with the settings file's values filled in where a flag was not
@@ -186,8 +186,12 @@ const interactively = (flag: Flags, mcpKey: Option.Option<Redacted.Redacted<stri
       yield* ToolFlags.narrowTools(flag.tools)
       if (Option.isSome(flag.tools)) yield* Effect.flatMap(Session, (session) => session.refreshSystem)
       if (history.length > 0) yield* Console.log(`(continuing: ${history.length} messages from ./${sessionFileName})`)
-      if (flag.shell) yield* Console.log("easyai shell: commands run in your $SHELL; start a line with > to ask the model; /help lists the rest.")
+      const model = yield* Effect.flatMap(ChatModel, (chatModel) => chatModel.info)
+      const context = model.contextSize === undefined ? "" : `, ctx ${model.contextSize}`
+      yield* Console.error(`easyai · ${model.name} (${model.backend}${context}) · /help for commands, Ctrl+D to leave`)
+      if (flag.shell) yield* Console.error("Commands run in your $SHELL; start a line with > to ask the model.")
       yield* repl(editor, {
+        ...optionalField("contextSize", Option.fromNullable(model.contextSize)),
         noReasoning: flag.noReasoning,
         promptProgress: !flag.noPromptProgress,
         shell: flag.shell,

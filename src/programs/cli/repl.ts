@@ -43,6 +43,8 @@ export interface ReplOptions {
   /** The hybrid shell: `> text` asks the model, other lines are shell commands. */
   readonly shell: boolean
   readonly spinner: Spinner
+  /** The model's context size, when known before its first turn reports it. */
+  readonly contextSize?: number
   /** Called after every change to the conversation (a hop, a reset), to save it. */
   readonly changed: Effect.Effect<void, never, Session>
 }
@@ -54,7 +56,7 @@ export const repl = (editor: Interface, options: ReplOptions) =>
     const changed = Effect.provideService(options.changed, Session, session)
     const runtime = yield* Effect.runtime<never>()
     const preset = yield* Ref.make(Option.none<PresetName>())
-    let contextSize: number | undefined
+    let contextSize = options.contextSize
     let running: Fiber.RuntimeFiber<unknown, unknown> | undefined
     const presses: Array<number> = []
 
