@@ -12,22 +12,41 @@ import { cliEntry, tsxLoader } from "./process.js"
 export interface Terminal {
   /** Types `keys` (use "\r" for Enter, "\x03" for Ctrl+C, "\x04" for Ctrl+D). */
   readonly type: (keys: string) => Effect.Effect<void>
-  /** Waits until the screen text (everything printed so far) matches, failing after 30 s. */
-  readonly waitFor: (pattern: RegExp | string) => Effect.Effect<void, Error>
+  /**
+   * Waits until the screen text (everything printed so far, or from offset
+   * `from` of it on) matches, failing after 30 s.
+   */
+  readonly waitFor: (pattern: RegExp | string, from?: number) => Effect.Effect<void, Error>
   /** Everything printed so far. */
   readonly screen: Effect.Effect<string>
   /** Waits for the program to end; its exit code. */
   readonly exited: Effect.Effect<number | null, Error>
 }
 
-/** Runs this project's CLI with `args` on a terminal in the working directory `cwd`, for the scope. */
-export const onTerminal = (args: ReadonlyArray<string>, cwd: string) =>
+/**
+ * Runs this project's CLI with `args` on a terminal in the working directory
+ * `cwd`, for the scope; `env` is laid over this process's environment (an
+ * `undefined` value leaves the variable out).
+ */
+export const onTerminal = (
+  args: ReadonlyArray<string>,
+  cwd: string,
+  env: Readonly<Record<string, string | undefined>> = {}
+) =>
   Effect.acquireRelease(
     Effect.sync(() => {
-      const command = [process.execPath, "--import", tsxLoader, cliEntry, ...args]
-        .map((part) => `'${part.replaceAll("'", "'\\''")}'`)
-        .join(" ")
-      return spawn("script", ["-qfec", command, "/dev/null"], { cwd, stdio: ["pipe", "pipe", "pipe"] })
+      // `exec`: script runs the command with `$SHELL -c`, and a shell that would stay around it
+      // (dash does) would get the terminal's signals too; this way node is script's own child.
+      const command = `exec ${
+        [process.execPath, "--import", tsxLoader, cliEntry, ...args]
+          .map((part) => `'${part.replaceAll("'", "'\\''")}'`)
+          .join(" ")
+      }`
+      return spawn("script", ["-qfec", command, "/dev/null"], {
+        cwd,
+        env: { ...process.env, ...env },
+        stdio: ["pipe", "pipe", "pipe"]
+      })
     }),
     (child) => Effect.sync(() => child.exitCode === null && child.kill("SIGKILL"))
   ).pipe(Effect.map((child): Terminal => {
@@ -44,15 +63,16 @@ export const onTerminal = (args: ReadonlyArray<string>, cwd: string) =>
         Effect.async<void>((resume) => {
           child.stdin.write(keys, () => resume(Effect.void))
         }),
-      waitFor: (pattern) =>
-        screen.pipe(
+      waitFor: (pattern, from = 0) =>
+        Effect.sync(() => printed.slice(from)).pipe(
           Effect.repeat({
             until: (text) => (typeof pattern === "string" ? text.includes(pattern) : pattern.test(text)),
             schedule: Schedule.spaced(Duration.millis(20))
           }),
           Effect.timeoutFail({
             duration: Duration.seconds(30),
-            onTimeout: () => new Error(`the screen never showed ${String(pattern)}; it shows:\n${printed.slice(-2000)}`)
+            onTimeout: () =>
+              new Error(`the screen never showed ${String(pattern)}; it shows:\n${printed.slice(Math.max(from, printed.length - 2000))}`)
           }),
           Effect.asVoid
         ),

@@ -160,11 +160,17 @@ const readStdin = Effect.async<string>((resume) => {
   process.stdin.once("end", () => resume(Effect.succeed(Buffer.concat(chunks).toString("utf8"))))
 })
 
-/** Saves the conversation after a change, unless --no-local-session. */
-const saver = (flag: Flags) =>
-  flag.noLocalSession
+/**
+ * Saves the conversation after a change, unless --no-local-session, in the
+ * directory easyai started in: where `--continue` looks, even after the
+ * hybrid shell's `cd`.
+ */
+const saver = (flag: Flags) => {
+  const directory = process.cwd()
+  return flag.noLocalSession
     ? Effect.void
-    : Effect.flatMap(Session, (session) => Effect.flatMap(session.history, (history) => saveSession(process.cwd(), history)))
+    : Effect.flatMap(Session, (session) => Effect.flatMap(session.history, (history) => saveSession(directory, history)))
+}
 
 /** One turn, rendered. */
 const answerOnce = (flag: Flags, prompt: string, spinner: Spinner) =>
@@ -219,6 +225,7 @@ export const chat = (given: Flags) =>
     )
   }).pipe(reportFailure("easyai"))
 
+/** The chat for settled flags: the system prompt shown, one answer, or the interactive chat. */
 const run = (flag: Flags) =>
   Effect.gen(function*() {
     yield* ToolFlags.checkHostFlags(flag)

@@ -9,7 +9,7 @@
  */
 import { PlatformLogger } from "@effect/platform"
 import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
-import { Layer, Logger, LogLevel } from "effect"
+import { Layer, Logger, LogLevel, Option } from "effect"
 
 /** Log lines for a person, on stderr. */
 export const stderrLogger = Logger.prettyLogger({ stderr: true })
@@ -24,13 +24,19 @@ export interface LoggingOptions {
 
 /** Replaces the command's stderr logger for `options`. */
 export const logging = (options: LoggingOptions) => {
-  const stderr = Logger.replace(
-    Logger.defaultLogger,
-    options.verbose ? stderrLogger : Logger.filterLogLevel(stderrLogger, LogLevel.greaterThanEqual(LogLevel.Info))
+  // Both the default logger and the unfiltered `stderrLogger` the entry point installs in its place give way:
+  // left in, the latter would print the debug lines that `--log-file` enables on stderr too.
+  const stderr = Layer.merge(
+    Logger.remove(Logger.defaultLogger),
+    Logger.replace(
+      stderrLogger,
+      options.verbose ? stderrLogger : Logger.filterLogLevel(stderrLogger, LogLevel.greaterThanEqual(LogLevel.Info))
+    )
   )
   const file = options.logFile === undefined
     ? Layer.empty
     : Logger.addScoped(PlatformLogger.toFile(Logger.logfmtLogger, options.logFile)).pipe(Layer.provide(NodeFileSystem.layer))
   const level = Logger.minimumLogLevel(options.verbose || options.logFile !== undefined ? LogLevel.Debug : LogLevel.Info)
-  return Layer.mergeAll(stderr, file, level)
+  // A failure is reported once, in full, by the command; the runtime's own "fiber terminated" debug lines would repeat it.
+  return Layer.mergeAll(stderr, file, level, Layer.setUnhandledErrorLogLevel(Option.none()))
 }

@@ -136,7 +136,7 @@ export const repl = (editor: Interface, options: ReplOptions) =>
     /** A line of the hybrid shell that is not a `/` command. */
     const shellLine = (text: string) =>
       Effect.gen(function*() {
-        const line = parseShellLine(text)
+        const line = parseShellLine(text, process.env)
         switch (line._tag) {
           case "Blank":
             return

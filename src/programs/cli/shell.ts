@@ -13,16 +13,25 @@ import { constants } from "node:os"
 import type { Interface } from "node:readline"
 import { cdTarget, type ShellLine, tildePath } from "./shellLine.js"
 
+/** The working directory; `$PWD` once it was deleted from under the shell (where `process.cwd()` throws). */
+const workingDirectory = (): string => {
+  try {
+    return process.cwd()
+  } catch {
+    return process.env["PWD"] ?? "?"
+  }
+}
+
 /** The prompt: the working directory with `~` for home, then `$`. */
-export const shellPrompt = (): string => `${tildePath(process.cwd(), process.env["HOME"])} $ `
+export const shellPrompt = (): string => `${tildePath(workingDirectory(), process.env["HOME"])} $ `
 
 /** Applies `cd`, `export` or `unset`; returns what to tell the user (empty for nothing). */
 export const applyBuiltin = (line: Extract<ShellLine, { _tag: "Cd" | "Export" | "Unset" }>): Effect.Effect<string> =>
   Effect.sync(() => {
     switch (line._tag) {
       case "Cd": {
-        const from = process.cwd()
-        const target = cdTarget(line.target, { cwd: from, home: process.env["HOME"], previous: process.env["OLDPWD"], env: process.env })
+        const from = workingDirectory()
+        const target = cdTarget(line.target, { cwd: from, home: process.env["HOME"], previous: process.env["OLDPWD"] })
         if (target._tag === "Invalid") return target.message
         const kind = statSync(target.path, { throwIfNoEntry: false })
         if (kind === undefined) return `cd: no such directory: ${line.target ?? "~"}`
@@ -46,6 +55,9 @@ export const applyBuiltin = (line: Extract<ShellLine, { _tag: "Cd" | "Export" | 
     }
   })
 
+/** The signals a terminal sends its foreground process group from the keyboard. */
+const terminalSignals = ["SIGINT", "SIGQUIT", "SIGTSTP"] as const
+
 /**
  * Runs `command` with `$SHELL -c` (`/bin/sh` when unset) in the working
  * directory and environment of this process, on the terminal, and returns
@@ -55,25 +67,31 @@ export const applyBuiltin = (line: Extract<ShellLine, { _tag: "Cd" | "Export" | 
  * foreground, so the terminal's Ctrl+C (SIGINT) reaches it from the kernel.
  * Meanwhile the line editor is paused with the terminal out of raw mode
  * (for the command to read it cooked, with ^C a signal rather than a key),
- * and easyai's own SIGINT listeners are set aside so that signal does not
- * also stop easyai.
+ * and easyai's own listeners for the keyboard's signals (Ctrl+C, Ctrl+\,
+ * Ctrl+Z) are set aside so those signals do not also stop easyai.
  */
 export const runInForeground = (command: string, editor: Interface): Effect.Effect<number> =>
   Effect.async<number>((resume) => {
     const wasRaw = process.stdin.isTTY === true && process.stdin.isRaw
-    const listeners = process.rawListeners("SIGINT")
     const ignore = () => undefined
+    // The terminal's Ctrl+C, Ctrl+\ and Ctrl+Z go to the whole process group: only the command may act on them.
+    const saved = terminalSignals.map((signal) => [signal, process.rawListeners(signal)] as const)
     editor.pause()
     if (wasRaw) process.stdin.setRawMode(false)
-    process.removeAllListeners("SIGINT")
-    process.on("SIGINT", ignore)
+    for (const [signal, listeners] of saved) {
+      // Ignoring first, then removing: a signal never finds the process without a listener (which would kill it).
+      process.on(signal, ignore)
+      for (const listener of listeners) process.removeListener(signal, listener as NodeJS.SignalsListener)
+    }
     let restored = false
     const restore = () => {
       if (restored) return
       restored = true
-      process.removeListener("SIGINT", ignore)
-      // rawListeners is typed Function[]; these are the SIGINT listeners it just returned (once-wrappers kept as such).
-      for (const listener of listeners) process.on("SIGINT", listener as NodeJS.SignalsListener)
+      for (const [signal, listeners] of saved) {
+        // rawListeners is typed Function[]; these are the listeners it returned (once-wrappers kept as such).
+        for (const listener of listeners) process.on(signal, listener as NodeJS.SignalsListener)
+        process.removeListener(signal, ignore)
+      }
       if (wasRaw) process.stdin.setRawMode(true)
       editor.resume()
     }

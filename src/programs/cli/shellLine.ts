@@ -4,9 +4,14 @@
  * directory and environment, so they last; anything else is a command for
  * the user's `$SHELL`. Pure: the shell applies the result.
  *
+ * Words are split, unquoted and `$VAR`-expanded by `shell-quote`, as a POSIX
+ * shell would; a builtin followed by an operator (`cd x && make`), a glob or
+ * a comment goes to `$SHELL` whole instead.
+ *
  * @module
  */
 import * as path from "node:path"
+import { parse } from "shell-quote"
 
 /** A line of the hybrid shell. */
 export type ShellLine =
@@ -18,59 +23,52 @@ export type ShellLine =
   | { readonly _tag: "Run"; readonly command: string }
   | { readonly _tag: "Invalid"; readonly message: string }
 
-const name = /^[A-Za-z_][A-Za-z0-9_]*$/
-// One `NAME=value` word: the value bare, or in one pair of double or single quotes (which are dropped).
-const assignment = /([A-Za-z_][A-Za-z0-9_]*)=(?:"([^"]*)"|'([^']*)'|([^\s"']*))(?=\s|$)/y
-// Characters that make a line more than one simple builtin call: such a line goes to $SHELL whole.
-const compound = /[;&|<>`()\\]/
-// `$NAME` or `${NAME}` in a cd target.
-const variable = /\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))/g
+/** The environment variables are read from. */
+export type Environment = Readonly<Record<string, string | undefined>>
 
-/** The word without one pair of surrounding quotes (one quoted word: `"a" "b"` is two). */
-const unquote = (word: string): string =>
-  word.length >= 2 && (word[0] === "\"" || word[0] === "'") && word.at(-1) === word[0] &&
-    !word.slice(1, -1).includes(word[0])
-    ? word.slice(1, -1)
-    : word
+const variableName = /^[A-Za-z_][A-Za-z0-9_]*$/
+const assignment = /^([A-Za-z_][A-Za-z0-9_]*)=(.*)$/s
+// In an assignment's value, `~` at the start or after a `:` is the home directory, as in bash (`PATH=$PATH:~/bin`).
+const assignmentTilde = /(^|:)~(?=\/|:|$)/g
 
-const parseAssignments = (text: string): ShellLine => {
+const exportLine = (words: ReadonlyArray<string>, home: string | undefined): ShellLine => {
   const assignments: Array<readonly [string, string]> = []
-  let at = 0
-  while (at < text.length) {
-    while (text[at] === " " || text[at] === "\t") at++
-    if (at >= text.length) break
-    assignment.lastIndex = at
-    const match = assignment.exec(text)
-    if (match === null) return { _tag: "Invalid", message: `export: expected NAME=value, got ${text.slice(at).split(/\s/)[0]}` }
-    assignments.push([match[1] ?? "", match[2] ?? match[3] ?? match[4] ?? ""])
-    at = assignment.lastIndex
+  for (const word of words) {
+    const match = assignment.exec(word)
+    if (match !== null) {
+      const value = match[2] ?? ""
+      assignments.push([match[1] ?? "", home === undefined ? value : value.replace(assignmentTilde, `$1${home}`)])
+    } else if (!variableName.test(word)) {
+      return { _tag: "Invalid", message: `export: expected NAME=value, got ${word}` }
+    }
+    // A bare NAME marks a variable for export, which every variable here already is.
   }
-  return assignments.length === 0 ? { _tag: "Invalid", message: "export: expected NAME=value" } : { _tag: "Export", assignments }
+  return { _tag: "Export", assignments }
 }
 
-/** Reads one line of the hybrid shell. */
-export const parseShellLine = (line: string): ShellLine => {
+/** Reads one line of the hybrid shell; `$VAR` in a builtin's words comes from `env`. */
+export const parseShellLine = (line: string, env: Environment): ShellLine => {
   const text = line.trim()
   if (text === "") return { _tag: "Blank" }
   if (text.startsWith(">")) return { _tag: "Ask", text: text.slice(1).trim() }
-  const [command = "", ...words] = text.split(/\s+/)
-  const rest = text.slice(command.length).trim()
+  const command = text.split(/\s/, 1)[0]
+  if (command !== "cd" && command !== "export" && command !== "unset") return { _tag: "Run", command: text }
+  const tokens = parse(text, (name) => env[name] ?? "")
+  const words = tokens.flatMap((token) => (typeof token === "string" ? [token] : []))
+  // An operator, a glob or a comment: the line is more than one builtin call.
+  if (words.length !== tokens.length) return { _tag: "Run", command: text }
+  const args = words.slice(1)
   switch (command) {
-    case "cd": {
-      if (rest === "") return { _tag: "Cd", target: undefined }
-      const quoted = unquote(rest) !== rest
-      if (compound.test(rest) || (!quoted && words.length > 1)) return { _tag: "Run", command: text }
-      return { _tag: "Cd", target: unquote(rest) }
-    }
+    case "cd":
+      if (args.length > 1) return { _tag: "Invalid", message: "cd: too many arguments" }
+      return { _tag: "Cd", target: args[0] }
     case "export":
-      return words.length === 0 ? { _tag: "Run", command: text } : parseAssignments(rest)
+      return args.length === 0 ? { _tag: "Run", command: text } : exportLine(args, env["HOME"])
     case "unset": {
-      const bad = words.find((word) => !name.test(word))
-      if (words.length === 0) return { _tag: "Invalid", message: "unset: expected a variable name" }
-      return bad === undefined ? { _tag: "Unset", names: words } : { _tag: "Invalid", message: `unset: not a variable name: ${bad}` }
+      if (args.length === 0) return { _tag: "Invalid", message: "unset: expected a variable name" }
+      const bad = args.find((word) => !variableName.test(word))
+      return bad === undefined ? { _tag: "Unset", names: args } : { _tag: "Invalid", message: `unset: not a variable name: ${bad}` }
     }
-    default:
-      return { _tag: "Run", command: text }
   }
 }
 
@@ -80,16 +78,13 @@ export interface ShellPlace {
   readonly home: string | undefined
   /** The previous directory (`cd -`). */
   readonly previous: string | undefined
-  /** The environment `$NAME` in a target is read from. */
-  readonly env: Readonly<Record<string, string | undefined>>
 }
 
 /** The absolute directory `cd target` goes to, or what is wrong. */
 export const cdTarget = (
-  written: string | undefined,
+  target: string | undefined,
   place: ShellPlace
 ): { readonly _tag: "Dir"; readonly path: string } | { readonly _tag: "Invalid"; readonly message: string } => {
-  const target = written?.replace(variable, (_, braced: string | undefined, bare: string | undefined) => place.env[braced ?? bare ?? ""] ?? "")
   if (target === "-") {
     return place.previous === undefined ? { _tag: "Invalid", message: "cd: OLDPWD not set" } : { _tag: "Dir", path: place.previous }
   }
@@ -102,7 +97,8 @@ export const cdTarget = (
 
 /** The directory as the prompt shows it: `~` for the home directory and what is under it. */
 export const tildePath = (dir: string, home: string | undefined): string => {
-  if (home === undefined || home === "" || home === "/") return dir
-  if (dir === home) return "~"
-  return dir.startsWith(`${home}${path.sep}`) ? `~${dir.slice(home.length)}` : dir
+  const root = home === undefined ? "" : home.replace(/\/+$/, "")
+  if (root === "") return dir
+  if (dir === root) return "~"
+  return dir.startsWith(`${root}${path.sep}`) ? `~${dir.slice(root.length)}` : dir
 }

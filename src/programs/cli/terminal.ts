@@ -8,6 +8,7 @@
 import { Effect, Stream } from "effect"
 import { createInterface } from "node:readline"
 import type { AgentEvent, PromptProgress, Usage } from "../../domain/AgentEvent.js"
+import { displayToolName } from "../../domain/mcp.js"
 import { type PlanSnapshot, renderPlan } from "../../domain/plan.js"
 import { ReasoningFilter } from "../../domain/reasoningFilter.js"
 import type { ApprovalRequest } from "../../layers/approval/ApprovalLive.js"
@@ -50,8 +51,8 @@ export const summaryLine = (usage: Usage): string => {
 
 /**
  * The spinner's text while a prompt is evaluated: `thinking 45% · ctx 12%`,
- * the share of the prompt read so far and where the context will stand once
- * it is read (the context part only when its size is known).
+ * the share of the prompt read so far and how full the context is as it is
+ * read (cached tokens included; the context part only when its size is known).
  */
 export const progressLabel = (progress: PromptProgress, contextSize: number | undefined): string => {
   const parts = [progress.total > 0 ? `thinking ${percent(progress.processed, progress.total)}` : "thinking"]
@@ -133,11 +134,15 @@ export class TurnRenderer {
 
   /** Shows the plan as it now stands. */
   plan(snapshot: PlanSnapshot): Effect.Effect<void> {
-    return this.block(renderPlan(snapshot, { color: process.stderr.isTTY === true }))
+    return Effect.suspend(() => this.block(renderPlan(snapshot, { color: process.stderr.isTTY === true })))
   }
 
-  /** Shows one event. */
+  /** Shows one event (when the returned effect runs: the renderer's state moves with what is on screen). */
   event(event: AgentEvent): Effect.Effect<void> {
+    return Effect.suspend(() => this.render(event))
+  }
+
+  private render(event: AgentEvent): Effect.Effect<void> {
     switch (event._tag) {
       case "TextDelta":
         return this.answer(event.text)
@@ -146,11 +151,11 @@ export class TurnRenderer {
       case "PromptProgress":
         return this.options.promptProgress === false ? Effect.void : Effect.sync(() => this.spin(progressLabel(event, this.contextSize)))
       case "ToolCallStarted":
-        return Effect.sync(() => this.spin(`running ${event.call.name}`))
+        return Effect.sync(() => this.spin(`running ${displayToolName(event.call.name)}`))
       case "ToolCallFinished": {
         const mark = event.result.isError ? "✗" : "✓"
         const detail = event.result.isError ? `: ${event.result.content.split("\n")[0]?.slice(0, 120) ?? ""}` : ""
-        return Effect.zipRight(this.block(dim(`${mark} ${event.call.name}${detail}`)), Effect.sync(() => this.spin("thinking")))
+        return Effect.zipRight(this.block(dim(`${mark} ${displayToolName(event.call.name)}${detail}`)), Effect.sync(() => this.spin("thinking")))
       }
       case "Usage":
         this.usage = event
@@ -180,6 +185,14 @@ export class TurnRenderer {
  * Plays a turn through `renderer`, with the plan re-rendered whenever the
  * model changes it, and `changed` run after every message the turn appends
  * (to save the conversation).
+ *
+ * The plan is read before every event rather than followed on
+ * `Plan.changes`: the plan tool's change is made before its
+ * `ToolCallFinished`, so it is shown by then at the latest (above the tool's
+ * `✓` line, the spinner kept), and none is lost when the turn ends. (Merged
+ * with the events, a change could wait behind events the agent had already
+ * buffered and then be dropped when the turn ended.) Changes made between
+ * two events show as one.
  */
 export const renderTurn = <E, R, R2>(
   events: Stream.Stream<AgentEvent, E, R>,
@@ -187,11 +200,21 @@ export const renderTurn = <E, R, R2>(
   changed: Effect.Effect<void, never, R2>
 ): Effect.Effect<void, E, R | R2 | Plan> =>
   Effect.flatMap(Plan, (plan) =>
-    Effect.zipRight(renderer.start(), Stream.merge(
-      Stream.map(events, (event) => Effect.zipRight(renderer.event(event), event._tag === "MessagesAppended" ? changed : Effect.void)),
-      Stream.map(plan.changes, (snapshot) => renderer.plan(snapshot)),
-      { haltStrategy: "left" }
-    ).pipe(Stream.runForEach((render) => render), Effect.ensuring(renderer.stop()))))
+    Effect.gen(function*() {
+      let shown = yield* plan.current
+      const showPlan = Effect.flatMap(plan.current, (now) => {
+        if (now === shown) return Effect.void
+        shown = now
+        return renderer.plan(now)
+      })
+      yield* renderer.start()
+      yield* Stream.runForEach(events, (event) =>
+        Effect.zipRight(
+          showPlan,
+          Effect.zipRight(renderer.event(event), event._tag === "MessagesAppended" ? changed : Effect.void)
+        ))
+      yield* showPlan
+    }).pipe(Effect.ensuring(renderer.stop())))
 
 /** The approval question, `call 'docs.search({"query":"x"})'? [y/N] `. */
 export const approvalQuestion = (request: ApprovalRequest): string => {

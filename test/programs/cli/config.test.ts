@@ -344,6 +344,78 @@ describe("loadConfig", () => {
       ])
     }))
 
+  it.effect("reads the chat's shell, verbose, log_file and auto_approve keys", () =>
+    Effect.gen(function*() {
+      const dir = yield* withFile(
+        "easyai.ini",
+        lines(
+          "[cli]",
+          "shell = on",
+          "verbose = yes",
+          "log_file = logs/easyai.log",
+          "auto_approve = docs.* , bash,, datetime"
+        )
+      )
+      const config = yield* loadConfig(undefined, dir)
+      expect(config.warnings).toEqual([])
+      expect(config.cli).toEqual({
+        shell: true,
+        verbose: true,
+        logFile: path.join(dir, "logs", "easyai.log"),
+        autoApprove: ["docs.*", "bash", "datetime"]
+      })
+    }))
+
+  it.effect("takes log_file from home or as absolute, auto_approve from repeated lines, and off for the booleans", () =>
+    Effect.gen(function*() {
+      const dir = yield* withFile(
+        "easyai.ini",
+        lines(
+          "[cli]",
+          "shell = off",
+          "verbose = 0",
+          "log_file = ~/easyai.log",
+          "auto_approve[] = docs.search",
+          "auto_approve[] = mail.*, *"
+        )
+      )
+      const config = yield* loadConfig(undefined, dir)
+      expect(config.cli).toEqual({
+        shell: false,
+        verbose: false,
+        logFile: path.join(homedir(), "easyai.log"),
+        autoApprove: ["docs.search", "mail.*", "*"]
+      })
+      const absolute = yield* withFile("easyai.ini", lines("[cli]", "log_file = /var/log/easyai.log"))
+      expect((yield* loadConfig(undefined, absolute)).cli).toEqual({ logFile: "/var/log/easyai.log" })
+    }))
+
+  const badChatValues: ReadonlyArray<{ readonly text: string; readonly message: string }> = [
+    { text: lines("[cli]", "shell = sometimes"), message: "[cli] shell: expected on/off, true/false, yes/no or 1/0, got \"sometimes\"" },
+    { text: lines("[cli]", "verbose = loud"), message: "[cli] verbose: expected on/off, true/false, yes/no or 1/0, got \"loud\"" },
+    { text: lines("[cli]", "log_file ="), message: "[cli] log_file: expected a path, got \"\"" }
+  ]
+  for (const { message, text } of badChatValues) {
+    it.effect(`fails on ${message}`, () =>
+      Effect.gen(function*() {
+        const dir = yield* withFile("easyai.ini", text)
+        const error = yield* Effect.flip(loadConfig("easyai.ini", dir))
+        expect(error.message).toBe(`easyai.ini:2: ${message}`)
+      }))
+  }
+
+  it.effect("suggests the chat's keys for a misspelling", () =>
+    Effect.gen(function*() {
+      const dir = yield* withFile("easyai.ini", lines("[cli]", "verbos = on", "logfile = x.log", "auto_aprove = bash"))
+      const config = yield* loadConfig("easyai.ini", dir)
+      expect(config.cli).toEqual({})
+      expect(config.warnings).toEqual([
+        "easyai.ini:2: [cli] verbos is not a known key (did you mean verbose?)",
+        "easyai.ini:3: [cli] logfile is not a known key (did you mean log_file?)",
+        "easyai.ini:4: [cli] auto_aprove is not a known key (did you mean auto_approve?)"
+      ])
+    }))
+
   it.effect("accepts ctx_size for context, and section names in any case", () =>
     Effect.gen(function*() {
       const dir = yield* withFile("easyai.ini", lines("[engine]", "ctx_size = 8192", "[Server]", "PORT = 9000"))
