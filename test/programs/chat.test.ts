@@ -3,23 +3,17 @@
  * server replaying scripted turns, and on the real engine.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Layer } from "effect"
+import { Effect } from "effect"
 import { existsSync, readFileSync, writeFileSync } from "node:fs"
 import * as path from "node:path"
 import { ScriptedChatModel } from "easyai"
 import { engineConfig, testModels } from "../support/models.js"
 import { runCli } from "../support/process.js"
-import { baseUrl, served } from "../support/server.js"
+import { baseUrl, scriptedServer } from "../support/server.js"
 import { tempDir } from "../support/tempDir.js"
 
 /** The CLI in a fresh working directory (where it keeps its session file). */
 const easyai = (...args: ReadonlyArray<string>) => runCli({ cwd: tempDir() }, ...args)
-
-/** A server replaying `turns`, with no tools of its own. */
-const server = (turns: ReadonlyArray<ScriptedChatModel.Turn>) => {
-  const model = ScriptedChatModel.layer(turns)
-  return Layer.merge(served({ model, session: { withDefaultTools: false } }), model)
-}
 
 describe("easyai -p (one answer)", () => {
   it.live("prints the answer on stdout and nothing else, exit 0", () =>
@@ -29,7 +23,7 @@ describe("easyai -p (one answer)", () => {
       expect(exitCode).toBe(0)
       expect(stdout).toBe("Hello from the server.\n")
       expect(stderr).toBe("")
-    }).pipe(Effect.provide(server([ScriptedChatModel.reply("Hello from the server.")]))), { timeout: 60_000 })
+    }).pipe(Effect.provide(scriptedServer([ScriptedChatModel.reply("Hello from the server.")]))), { timeout: 60_000 })
 
   it.live("takes the prompt from stdin when there is no -p", () =>
     Effect.gen(function*() {
@@ -40,7 +34,7 @@ describe("easyai -p (one answer)", () => {
       const requests = yield* (yield* ScriptedChatModel.ScriptedChatModel).requests
       const asked = requests[0]?.messages.at(-1)
       expect(asked?._tag === "UserMessage" ? asked.content.trim() : "").toBe("What is on stdin?")
-    }).pipe(Effect.provide(server([ScriptedChatModel.reply("Read it.")]))), { timeout: 60_000 })
+    }).pipe(Effect.provide(scriptedServer([ScriptedChatModel.reply("Read it.")]))), { timeout: 60_000 })
 
   it.live("refuses an empty prompt on stdin", () =>
     Effect.gen(function*() {
@@ -58,7 +52,7 @@ describe("easyai -p (one answer)", () => {
       const hidden = yield* easyai("-p", "hi", "--url", url, "--no-tools", "--no-reasoning")
       expect(hidden.stdout).toBe("Forty-two.\n")
       expect(hidden.stderr).not.toContain("Let me think.")
-    }).pipe(Effect.provide(server([
+    }).pipe(Effect.provide(scriptedServer([
       [...ScriptedChatModel.reasoning("Let me think."), ...ScriptedChatModel.text("Forty-two.")],
       [...ScriptedChatModel.reasoning("Let me think."), ...ScriptedChatModel.text("Forty-two.")]
     ]))), { timeout: 60_000 })
@@ -68,7 +62,7 @@ describe("easyai -p (one answer)", () => {
       const url = yield* baseUrl
       const { stdout } = yield* easyai("-p", "hi", "--url", url, "--no-tools", "--no-reasoning")
       expect(stdout).toBe("Visible.\n")
-    }).pipe(Effect.provide(server([ScriptedChatModel.text("<thi", "nk>hidden</th", "ink>Visible.")]))), { timeout: 60_000 })
+    }).pipe(Effect.provide(scriptedServer([ScriptedChatModel.text("<thi", "nk>hidden</th", "ink>Visible.")]))), { timeout: 60_000 })
 
   it.live("runs a local tool the model asks for and shows it on stderr", () =>
     Effect.gen(function*() {
@@ -80,7 +74,7 @@ describe("easyai -p (one answer)", () => {
       const requests = yield* (yield* ScriptedChatModel.ScriptedChatModel).requests
       const result = requests[1]?.messages.at(-1)
       expect(result?._tag === "ToolMessage" ? result.content : "").toContain("UTC:")
-    }).pipe(Effect.provide(server([ScriptedChatModel.toolCall("datetime", {}), ScriptedChatModel.reply("It is now.")]))), {
+    }).pipe(Effect.provide(scriptedServer([ScriptedChatModel.toolCall("datetime", {}), ScriptedChatModel.reply("It is now.")]))), {
       timeout: 60_000
     })
 })
@@ -104,7 +98,7 @@ describe("easyai.ini", () => {
       const requests = yield* (yield* ScriptedChatModel.ScriptedChatModel).requests
       expect(requests[0]?.sampling).toMatchObject({ temperature: 0.55, topK: 7 })
       expect(requests[1]?.sampling).toMatchObject({ temperature: 0.3, topK: 7 })
-    }).pipe(Effect.provide(server([ScriptedChatModel.reply("first"), ScriptedChatModel.reply("second")]))), { timeout: 60_000 })
+    }).pipe(Effect.provide(scriptedServer([ScriptedChatModel.reply("first"), ScriptedChatModel.reply("second")]))), { timeout: 60_000 })
 
   it.live("a bad value is one line naming the file, the line and the key", () =>
     Effect.gen(function*() {
@@ -140,7 +134,7 @@ describe("the session file", () => {
       const elsewhere = tempDir()
       yield* runCli({ cwd: elsewhere }, "-p", "hi", "--url", url, "--no-tools", "--no-local-session")
       expect(existsSync(path.join(elsewhere, ".easyai_session"))).toBe(false)
-    }).pipe(Effect.provide(server([
+    }).pipe(Effect.provide(scriptedServer([
       ScriptedChatModel.reply("Nice to meet you."),
       ScriptedChatModel.reply("Your name is Ada."),
       ScriptedChatModel.reply("Hello.")

@@ -3,24 +3,13 @@
  * server replaying scripted turns.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Layer, Schedule } from "effect"
+import { Effect, Layer } from "effect"
 import { ScriptedChatModel } from "easyai"
 import { onTerminal } from "../support/pty.js"
-import { baseUrl, served } from "../support/server.js"
+import { baseUrl, requestsReach, scriptedServer } from "../support/server.js"
 import { tempDir } from "../support/tempDir.js"
 import { McpEndpoint, standalone } from "../support/mcp.js"
 import { echo } from "../support/tools.js"
-
-const server = (turns: ReadonlyArray<ScriptedChatModel.Turn>) => {
-  const model = ScriptedChatModel.layer(turns)
-  return Layer.merge(served({ model, session: { withDefaultTools: false } }), model)
-}
-
-const requestsReach = (count: number) =>
-  Effect.flatMap(ScriptedChatModel.ScriptedChatModel, (recorder) => recorder.requests).pipe(
-    Effect.repeat({ until: (all) => all.length >= count, schedule: Schedule.spaced("20 millis") }),
-    Effect.timeout("30 seconds")
-  )
 
 describe("the REPL on a terminal", () => {
   it.scopedLive("streams answers, shows tool calls, stops a generation on Ctrl+C, and exits on Ctrl+D", () =>
@@ -45,7 +34,7 @@ describe("the REPL on a terminal", () => {
       expect(yield* terminal.exited).toBe(0)
       const screen = yield* terminal.screen
       expect(screen.indexOf("Hello from the REPL.")).toBeLessThan(screen.indexOf("It is now."))
-    }).pipe(Effect.provide(server([
+    }).pipe(Effect.provide(scriptedServer([
       ScriptedChatModel.reply("Hello from the REPL."),
       ScriptedChatModel.toolCall("datetime", {}),
       ScriptedChatModel.reply("It is now."),
@@ -72,7 +61,7 @@ describe("the REPL on a terminal", () => {
       yield* terminal.waitFor("error: MCP server not-a-url: not a URL")
       yield* terminal.type("/exit\r")
       expect(yield* terminal.exited).toBe(0)
-    }).pipe(Effect.provide(Layer.merge(server([]), standalone({}, { tools: [echo] })))), { timeout: 120_000 })
+    }).pipe(Effect.provide(Layer.merge(scriptedServer([]), standalone({}, { tools: [echo] })))), { timeout: 120_000 })
 
   it.scopedLive("Ctrl+C at the prompt clears the line; /exit leaves", () =>
     Effect.gen(function*() {
@@ -87,5 +76,5 @@ describe("the REPL on a terminal", () => {
       expect(yield* terminal.exited).toBe(0)
       // The cleared line was never sent to the model.
       expect(yield* Effect.flatMap(ScriptedChatModel.ScriptedChatModel, (recorder) => recorder.requests)).toHaveLength(0)
-    }).pipe(Effect.provide(server([]))), { timeout: 120_000 })
+    }).pipe(Effect.provide(scriptedServer([]))), { timeout: 120_000 })
 })

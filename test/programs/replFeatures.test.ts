@@ -12,24 +12,11 @@ import { ScriptedChatModel, SessionLive } from "easyai"
 import type { ChatMessage } from "../../src/domain/Message.js"
 import { McpEndpoint, standalone } from "../support/mcp.js"
 import { onTerminal } from "../support/pty.js"
-import { baseUrl, served } from "../support/server.js"
+import { baseUrl, requestsReach, scriptedRequests, scriptedServer } from "../support/server.js"
 import { tempDir } from "../support/tempDir.js"
 import { echo } from "../support/tools.js"
 
-/** A server replaying `turns`, with no tools of its own. */
-const server = (turns: ReadonlyArray<ScriptedChatModel.Turn>) => {
-  const model = ScriptedChatModel.layer(turns)
-  return Layer.merge(served({ model, session: { withDefaultTools: false } }), model)
-}
-
-const requests = Effect.flatMap(ScriptedChatModel.ScriptedChatModel, (recorder) => recorder.requests)
-
-/** Waits until the scripted model has received `count` requests. */
-const requestsReach = (count: number) =>
-  requests.pipe(
-    Effect.repeat({ until: (all) => all.length >= count, schedule: Schedule.spaced("20 millis") }),
-    Effect.timeout("30 seconds")
-  )
+const requests = scriptedRequests
 
 /** A message as `Tag:content`, the system prompt as `system`. */
 const shown = (message: ChatMessage): string =>
@@ -100,7 +87,7 @@ describe("/compress in the REPL", () => {
         "AssistantMessage:Third answer."
       ])
       expect(yield* requests).toHaveLength(4)
-    }).pipe(Effect.provide(server([
+    }).pipe(Effect.provide(scriptedServer([
       ScriptedChatModel.reply("First answer."),
       ScriptedChatModel.reply("Second answer."),
       ScriptedChatModel.reply(recap),
@@ -151,7 +138,7 @@ describe("the plan in the REPL", () => {
       yield* terminal.type("/exit\r")
       expect(yield* terminal.exited).toBe(0)
       expect(yield* requests).toHaveLength(4)
-    }).pipe(Effect.provide(server([
+    }).pipe(Effect.provide(scriptedServer([
       ScriptedChatModel.toolCall("plan", { action: "add", items: [{ text: "read the config" }, { text: "fix the parser" }] }),
       ScriptedChatModel.reply("Planned."),
       ScriptedChatModel.toolCall("plan", { action: "update", id: 1, status: "done" }),
@@ -191,7 +178,7 @@ describe("approving an MCP server's tool calls in the REPL", () => {
       // The answers went to the questions, not to the model as prompts.
       expect(yield* requests).toHaveLength(4)
     }).pipe(Effect.provide(Layer.merge(
-      server([
+      scriptedServer([
         ScriptedChatModel.toolCall("srv__echo", { text: "hello there" }),
         ScriptedChatModel.reply("Declined, fine."),
         ScriptedChatModel.toolCall("srv__echo", { text: "again" }),
@@ -220,7 +207,7 @@ describe("approving an MCP server's tool calls in the REPL", () => {
       expect(yield* terminal.exited).toBe(0)
       yield* requestsReach(2)
     }).pipe(Effect.provide(Layer.merge(
-      server([
+      scriptedServer([
         ScriptedChatModel.toolCall("srv__echo", { text: "hello there" }),
         ScriptedChatModel.reply("Echoed.")
       ]),

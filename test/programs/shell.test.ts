@@ -5,19 +5,14 @@
  * easyai.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Layer } from "effect"
+import { Effect } from "effect"
 import { ScriptedChatModel } from "easyai"
 import { existsSync } from "node:fs"
 import * as path from "node:path"
 import { runCli } from "../support/process.js"
 import { onTerminal, type Terminal } from "../support/pty.js"
-import { baseUrl, served } from "../support/server.js"
+import { baseUrl, scriptedServer } from "../support/server.js"
 import { tempDir } from "../support/tempDir.js"
-
-const server = (turns: ReadonlyArray<ScriptedChatModel.Turn>) => {
-  const model = ScriptedChatModel.layer(turns)
-  return Layer.merge(served({ model, session: { withDefaultTools: false } }), model)
-}
 
 const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")
 
@@ -99,7 +94,7 @@ describe("the hybrid shell on a terminal", () => {
       expect(yield* terminal.exited).toBe(0)
       // The one model turn was the only request: no shell line reached the model.
       expect(yield* Effect.flatMap(ScriptedChatModel.ScriptedChatModel, (recorder) => recorder.requests)).toHaveLength(1)
-    }).pipe(Effect.provide(server([ScriptedChatModel.reply("Hello from the shell model.")]))), { timeout: 120_000 })
+    }).pipe(Effect.provide(scriptedServer([ScriptedChatModel.reply("Hello from the shell model.")]))), { timeout: 120_000 })
 
   it.live("--shell with -p is refused in one line", () =>
     Effect.gen(function*() {

@@ -5,8 +5,8 @@
 import { HttpClient, HttpClientRequest, HttpServer } from "@effect/platform"
 import { NodeHttpClient } from "@effect/platform-node"
 import { createParser } from "eventsource-parser"
-import { Effect, Layer, Schema, Stream } from "effect"
-import { ServerLive } from "easyai"
+import { Effect, Layer, Schedule, Schema, Stream } from "effect"
+import { ScriptedChatModel, ServerLive } from "easyai"
 
 /** The server's base URL, e.g. `http://127.0.0.1:40123`. */
 export const baseUrl = Effect.map(HttpServer.HttpServer, (server) =>
@@ -27,6 +27,25 @@ export const served = <E>(options: ServerLive.Options<E>) => {
   ).pipe(Layer.provide(NodeHttpClient.layerUndici))
   return Layer.provideMerge(client, server)
 }
+
+/**
+ * A server whose model replays `turns` (and records what it was asked), with
+ * no tools of its own: what a client program (the CLI) talks to in tests.
+ */
+export const scriptedServer = (turns: ReadonlyArray<ScriptedChatModel.Turn>) => {
+  const model = ScriptedChatModel.layer(turns)
+  return Layer.merge(served({ model, session: { withDefaultTools: false } }), model)
+}
+
+/** What the scripted model has been asked so far. */
+export const scriptedRequests = Effect.flatMap(ScriptedChatModel.ScriptedChatModel, (recorder) => recorder.requests)
+
+/** Waits until the scripted model has received `count` requests. */
+export const requestsReach = (count: number) =>
+  scriptedRequests.pipe(
+    Effect.repeat({ until: (all) => all.length >= count, schedule: Schedule.spaced("20 millis") }),
+    Effect.timeout("30 seconds")
+  )
 
 /** A whole response. */
 export interface Reply {

@@ -13,15 +13,9 @@ import * as path from "node:path"
 import { ScriptedChatModel } from "easyai"
 import { McpEndpoint, standalone } from "../../support/mcp.js"
 import { runCli } from "../../support/process.js"
-import { baseUrl, served } from "../../support/server.js"
+import { baseUrl, scriptedServer } from "../../support/server.js"
 import { tempDir } from "../../support/tempDir.js"
 import { echo } from "../../support/tools.js"
-
-/** A server replaying `turns`, with no tools of its own. */
-const server = (turns: ReadonlyArray<ScriptedChatModel.Turn>) => {
-  const model = ScriptedChatModel.layer(turns)
-  return Layer.merge(served({ model, session: { withDefaultTools: false } }), model)
-}
 
 /** A turn that answers and reports its token usage. */
 const answered = (text: string): ScriptedChatModel.Turn => [...ScriptedChatModel.reply(text), ScriptedChatModel.usage(812, 42)]
@@ -65,7 +59,7 @@ describe("the usage debug line", () => {
       const short = yield* runCli({ cwd: tempDir() }, "-p", "hi", "--url", url, "--no-tools", "-v")
       expect(short.stdout).toBe("Four.\n")
       expect(short.stderr).toContain(usageLine)
-    }).pipe(Effect.provide(server([answered("One."), answered("Two."), answered("Three."), answered("Four.")]))), {
+    }).pipe(Effect.provide(scriptedServer([answered("One."), answered("Two."), answered("Three."), answered("Four.")]))), {
       timeout: 120_000
     })
 })
@@ -129,7 +123,7 @@ describe("easyai.ini's [cli] keys", () => {
       const second = yield* runCli({ cwd: verbose }, "-p", "hi", "--no-tools")
       expect(second.stdout).toBe("Two.\n")
       expect(second.stderr).toContain(usageLine)
-    }).pipe(Effect.provide(server([answered("One."), answered("Two.")]))), { timeout: 120_000 })
+    }).pipe(Effect.provide(scriptedServer([answered("One."), answered("Two.")]))), { timeout: 120_000 })
 
   it.live("auto_approve lets an MCP server's tool run where no one is there to ask", () =>
     Effect.gen(function*() {
@@ -152,7 +146,7 @@ describe("easyai.ini's [cli] keys", () => {
       const requests = yield* (yield* ScriptedChatModel.ScriptedChatModel).requests
       expect(requests[3]?.messages.at(-1)?.content).toBe("hello")
     }).pipe(Effect.provide(Layer.merge(
-      server([
+      scriptedServer([
         ScriptedChatModel.toolCall("srv__echo", { text: "hello" }),
         ScriptedChatModel.reply("Denied."),
         ScriptedChatModel.toolCall("srv__echo", { text: "hello" }),
