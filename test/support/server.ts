@@ -29,12 +29,15 @@ export const served = <E>(options: ServerLive.Options<E>) => {
 }
 
 /**
- * A server whose model replays `turns` (and records what it was asked), with
- * no tools of its own: what a client program (the CLI) talks to in tests.
+ * A server whose model replays `turns` (and records what it was asked), by
+ * default with no tools of its own: what a client program talks to in tests.
  */
-export const scriptedServer = (turns: ReadonlyArray<ScriptedChatModel.Turn>) => {
+export const scriptedServer = (
+  turns: ReadonlyArray<ScriptedChatModel.Turn>,
+  options: Partial<ServerLive.Options<never>> = {}
+) => {
   const model = ScriptedChatModel.layer(turns)
-  return Layer.merge(served({ model, session: { withDefaultTools: false } }), model)
+  return Layer.merge(served({ model, session: { withDefaultTools: false }, ...options }), model)
 }
 
 /** What the scripted model has been asked so far. */

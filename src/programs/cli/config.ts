@@ -133,6 +133,10 @@ export interface ServerSettings {
   readonly cors?: string
   /** `inject`: append the date/time and memory preamble to system prompts. */
   readonly inject?: boolean
+  /** `webui_title`: the web UI's title. */
+  readonly webuiTitle?: string
+  /** `webui_placeholder`: the web UI composer's placeholder. */
+  readonly webuiPlaceholder?: string
 }
 
 /** How the chat offers tools to the model. */
@@ -379,7 +383,9 @@ const serverFields: Fields<ServerSettings> = {
   grace: field(wholeAtLeast(0), "grace"),
   maxBody: field(wholeAtLeast(1), "max_body"),
   cors: field(text, "cors"),
-  inject: field(boolean, "inject")
+  inject: field(boolean, "inject"),
+  webuiTitle: field(text, "webui_title"),
+  webuiPlaceholder: field(text, "webui_placeholder")
 }
 
 const cliFields: Fields<CliSettings> = {

@@ -53,6 +53,7 @@ const serverLayer = (flag: Flags, mcpKey: Option.Option<Redacted.Redacted<string
       parallel: Option.getOrElse(flag.parallel, () => 1),
       queueLimit: Option.getOrElse(flag.queue, () => defaultQueueLimit),
       injectPreamble: !flag.noInject,
+      webui: { ...optionalField("title", flag.webuiTitle), ...optionalField("placeholder", flag.webuiPlaceholder) },
       ...optionalField("apiKey", flag.apiKey),
       ...optionalField("preset", flag.preset),
       ...optionalField("system", Option.orElse(flag.system, () => Option.map(flag.systemFile, ([, text]) => text))),
@@ -109,6 +110,8 @@ const settled = (flag: Flags) =>
       maxBody: fill(flag.maxBody, server.maxBody),
       cors: fill(flag.cors, server.cors),
       noInject: flag.noInject || server.inject === false,
+      webuiTitle: fill(flag.webuiTitle, server.webuiTitle),
+      webuiPlaceholder: fill(flag.webuiPlaceholder, server.webuiPlaceholder),
       ctx: fill(flag.ctx, engine.context),
       threads: fill(flag.threads, engine.threads),
       preset: fill(flag.preset, engine.preset)

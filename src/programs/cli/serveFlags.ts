@@ -81,6 +81,15 @@ const noInject = Options.boolean("no-inject").pipe(
   Options.withDescription("Do not append the date/time and memory preamble to system prompts (X-Easyai-Inject: on still forces it).")
 )
 
+const webuiTitle = Options.text("webui-title").pipe(
+  Options.optional,
+  Options.withDescription("The web UI's title, in its header and the browser tab (default easyai).")
+)
+const webuiPlaceholder = Options.text("webui-placeholder").pipe(
+  Options.optional,
+  Options.withDescription("The web UI's placeholder in the message box (default \"Message <title>…\").")
+)
+
 /** The flags of `easyai serve`. */
 export const serveFlags = {
   config: settingsFileOption("[SERVER], [ENGINE], [MODEL_<pattern>]"),
@@ -105,6 +114,8 @@ export const serveFlags = {
   cors,
   noTools: ToolFlags.noTools,
   noInject,
+  webuiTitle,
+  webuiPlaceholder,
   mcp: mcpOption
 }
 

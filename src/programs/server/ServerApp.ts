@@ -28,6 +28,7 @@ import * as Management from "./management.js"
 import * as Metrics from "./metrics.js"
 import { cors, defaultCorsPolicy, refuseForeignOrigins, requireApiKey } from "./security.js"
 import { defaultQueueLimit, type ServerOptions } from "./ServerOptions.js"
+import * as WebUi from "./webui.js"
 
 /** The app and the state a listener needs to stop it gracefully. */
 export interface Service {
@@ -98,7 +99,7 @@ export const make = (
 
     // The page, the liveness probe and the scrape target stay open; everything else needs the key when one is set.
     const open = HttpRouter.empty.pipe(
-      HttpRouter.get("/", Management.index),
+      HttpRouter.get("/", yield* WebUi.make(options.webui)),
       HttpRouter.get("/health", Management.health(context)),
       HttpRouter.get("/metrics", Management.metrics(context))
     )

@@ -8,6 +8,7 @@ import type { Redacted } from "effect"
 import type { PresetName } from "../../domain/Sampling.js"
 import type { BodyLimits } from "./jsonBody.js"
 import type { CorsPolicy } from "./security.js"
+import type { WebUiOptions } from "./webui.js"
 
 /** The options of the HTTP app. */
 export interface ServerOptions {
@@ -35,6 +36,8 @@ export interface ServerOptions {
   readonly systemAppend?: ReadonlyArray<string>
   /** Append the AUTHORITATIVE preamble (date/time, cutoff, memory) to the system prompt. Default true; `X-Easyai-Inject` overrides per request. */
   readonly injectPreamble?: boolean
+  /** The chat page at `/`: its title and placeholder. */
+  readonly webui?: WebUiOptions
 }
 
 /** The options of the listener around the app. */

@@ -156,8 +156,3 @@ export const ollamaShow = (context: ManagementContext) =>
       capabilities: ["completion", "tools"]
     })
   }).pipe(Effect.catchTag("ApiError", (error) => json({ error: error.detail }, error.status)))
-
-/** `GET /`: a pointer to the API until a page is served here. */
-export const index = Effect.succeed(
-  HttpServerResponse.text("easyai server: POST /v1/chat/completions (OpenAI-compatible); GET /health, /v1/models, /v1/tools, /props, /metrics\n")
-)

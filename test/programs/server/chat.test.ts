@@ -1,18 +1,17 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Layer } from "effect"
+import { Effect } from "effect"
 import { ScriptedChatModel, type ServerLive } from "easyai"
-import { chat, field, json, send, served, sseFrames, streamedContent } from "../../support/server.js"
+import { chat, field, json, scriptedRequests, scriptedServer, send, sseFrames, streamedContent } from "../../support/server.js"
 import { echo } from "../../support/tools.js"
 
 const user = (content: string) => ({ role: "user", content })
 
 /** A server on a scripted model, with `echo` as its only server-side tool; the recorder stays readable. */
-const scripted = (turns: ReadonlyArray<ScriptedChatModel.Turn>, options: Partial<ServerLive.Options<never>> = {}) => {
-  const model = ScriptedChatModel.layer(turns)
-  return Layer.merge(served({ model, session: { withDefaultTools: false, tools: [echo] }, ...options }), model)
-}
+/** A server on scripted turns whose own toolbelt is `echo`. */
+const scripted = (turns: ReadonlyArray<ScriptedChatModel.Turn>, options: Partial<ServerLive.Options<never>> = {}) =>
+  scriptedServer(turns, { session: { withDefaultTools: false, tools: [echo] }, ...options })
 
-const requests = Effect.flatMap(ScriptedChatModel.ScriptedChatModel, (recorder) => recorder.requests)
+const requests = scriptedRequests
 
 const systemSeen = Effect.map(requests, (all) => {
   const first = all[0]?.messages[0]

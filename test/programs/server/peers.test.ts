@@ -5,7 +5,7 @@
  * `ScriptedChatModel`.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Chunk, Effect, Layer, Redacted, Schema, Stream } from "effect"
+import { Chunk, Effect, Redacted, Schema, Stream } from "effect"
 import {
   type ChatMessage,
   Client,
@@ -29,16 +29,15 @@ import type {
   ChatCompletionFunctionTool,
   ChatCompletionUserMessageParam
 } from "openai/resources/chat/completions"
-import { baseUrl, field, served } from "../../support/server.js"
+import { baseUrl, field, scriptedRequests, scriptedServer } from "../../support/server.js"
 import { echo } from "../../support/tools.js"
 
 /** A server on a scripted model, with `echo` as its only server-side tool; the recorder stays readable. */
-const scripted = (turns: ReadonlyArray<ScriptedChatModel.Turn>, options: Partial<ServerLive.Options<never>> = {}) => {
-  const model = ScriptedChatModel.layer(turns)
-  return Layer.merge(served({ model, session: { withDefaultTools: false, tools: [echo] }, ...options }), model)
-}
+/** A server on scripted turns whose own toolbelt is `echo`. */
+const scripted = (turns: ReadonlyArray<ScriptedChatModel.Turn>, options: Partial<ServerLive.Options<never>> = {}) =>
+  scriptedServer(turns, { session: { withDefaultTools: false, tools: [echo] }, ...options })
 
-const requests = Effect.flatMap(ScriptedChatModel.ScriptedChatModel, (recorder) => recorder.requests)
+const requests = scriptedRequests
 
 // ---------------------------------------------------------------------------
 // The openai SDK.
