@@ -78,7 +78,8 @@ describe("the web UI on scripted turns", () => {
       yield* send(page, "think first")
       const answer = yield* lastAnswer(page, "done")
       const reasoning = answer.locator(`[data-testid="reasoning"]`)
-      expect(yield* step(() => reasoning.innerText())).toContain("Let me weigh this")
+      // Collapsed: its text is in the page, not on screen.
+      expect(yield* step(() => reasoning.textContent())).toContain("Let me weigh this carefully.")
       expect(yield* step(() => reasoning.evaluate((details) => details.hasAttribute("open")))).toBe(false)
       expect(yield* step(() => answer.locator(`[data-testid="answer"]`).innerText())).toContain("Forty-two.")
     }).pipe(Effect.provide(scripted([
