@@ -8,6 +8,7 @@ export default defineConfig({
   },
   test: {
     include: ["test/**/*.test.ts"],
+    globalSetup: ["test/globalSetup.ts"],
     testTimeout: 60_000,
     hookTimeout: 60_000
   }

@@ -10,12 +10,15 @@
  * - Penalties in the body are ignored: they are operator-tuned guardrails.
  * - An inline preset prefix in the last user message ("creative 0.9 …")
  *   is peeled off and applied; body sampling fields still win over it.
+ * - `preset` in the body (an easyai extension) picks the request's preset
+ *   when the message has no prefix: a client's setting, with the user's
+ *   text left alone.
  *
  * @module
  */
 import { Either, Option, ParseResult, Schema } from "effect"
 import { AssistantMessage, type ChatMessage, ToolMessage, UserMessage } from "../../domain/Message.js"
-import { parsePresetPrefix, type PresetName, type SamplingOverrides } from "../../domain/Sampling.js"
+import { parsePresetPrefix, PresetName, type SamplingOverrides } from "../../domain/Sampling.js"
 import { isValidName } from "../../domain/Tool.js"
 import { ToolCall, ToolSpec } from "../../domain/ToolCall.js"
 import type { ToolChoice } from "../../services/ChatModel.js"
@@ -85,7 +88,9 @@ export const ChatCompletionBody = Schema.Struct({
   max_tokens: optionalNullable(Schema.Int.pipe(Schema.positive())),
   max_completion_tokens: optionalNullable(Schema.Int.pipe(Schema.positive())),
   stop: optionalNullable(Stop),
-  n: optionalNullable(Schema.Literal(1))
+  n: optionalNullable(Schema.Literal(1)),
+  /** easyai: this request's sampling preset (an inline prefix in the message still wins). */
+  preset: optionalNullable(PresetName)
 })
 /** The body of `POST /v1/chat/completions`. */
 export type ChatCompletionBody = typeof ChatCompletionBody.Type
@@ -108,7 +113,7 @@ export interface ChatCall {
   /** The client's own tools: when present the model runs one pass and the calls go back to the client. */
   readonly clientTools: ReadonlyArray<ToolSpec> | undefined
   readonly toolChoice: ToolChoice | undefined
-  /** The preset of an inline prefix, when the last user message had one. */
+  /** The preset of an inline prefix when the last user message had one, else the body's `preset`. */
   readonly preset: PresetName | undefined
   /** Shaper overrides: the prefix's temperature, then the body's fields. */
   readonly sampling: SamplingOverrides
@@ -273,7 +278,7 @@ export const parseChatCall = (json: unknown): Either.Either<ChatCall, ApiError> 
       messages: peeled.messages,
       clientTools,
       toolChoice,
-      preset: Option.isSome(peeled.prefix) ? peeled.prefix.value.preset : undefined,
+      preset: Option.isSome(peeled.prefix) ? peeled.prefix.value.preset : body.preset ?? undefined,
       sampling,
       maxTokens: body.max_completion_tokens ?? body.max_tokens ?? undefined,
       stop: stop === undefined ? undefined : typeof stop === "string" ? [stop] : stop,

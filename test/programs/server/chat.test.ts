@@ -220,6 +220,19 @@ describe("POST /v1/chat/completions", () => {
         expect(request?.sampling).toMatchObject({ temperature: 0.9, topP: 0.95, topK: 50, minP: 0 })
       }).pipe(Effect.provide(scripted([ScriptedChatModel.reply("ok")]))))
 
+    it.live("takes the body's preset for this request, leaves the text alone, and lets an inline prefix win", () =>
+      Effect.gen(function*() {
+        yield* chat({ messages: [user("2 reasons to rest")], preset: "wild" })
+        yield* chat({ messages: [user("deterministic count to 3")], preset: "wild" })
+        const bad = yield* chat({ messages: [user("x")], preset: "chaotic" })
+        expect(bad.status).toBe(400)
+        const [first, second] = yield* requests
+        expect(first?.messages.at(-1)).toMatchObject({ content: "2 reasons to rest" })
+        expect(first?.sampling).toMatchObject({ temperature: 1.4, topK: 0 })
+        expect(second?.messages.at(-1)).toMatchObject({ content: "count to 3" })
+        expect(second?.sampling).toMatchObject({ temperature: 0, topK: 1 })
+      }).pipe(Effect.provide(scripted([ScriptedChatModel.reply("a"), ScriptedChatModel.reply("b")]))))
+
     it.live("POST /v1/preset changes the default preset of later requests", () =>
       Effect.gen(function*() {
         const switched = yield* send("POST", "/v1/preset", { json: { preset: "deterministic" } })
