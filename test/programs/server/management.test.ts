@@ -5,6 +5,7 @@ import { request as httpRequest } from "node:http"
 import packageJson from "../../../package.json" with { type: "json" }
 import { baseUrl, chat, field, json, type Reply, send, served } from "../../support/server.js"
 import { echo } from "../../support/tools.js"
+import * as WebUi from "../../../src/programs/server/webui.js"
 
 const user = (content: string) => ({ role: "user", content })
 
@@ -301,12 +302,17 @@ describe("management endpoints", () => {
       }).pipe(Effect.provide(scripted([]))))
   })
 
-  it.live("GET / is served: a pointer to the API", () =>
+  it.live("GET / is the web UI: one page, its config filled in, under a CSP that keeps it to this server", () =>
     Effect.gen(function*() {
       const reply = yield* send("GET", "/")
       expect(reply.status).toBe(200)
-      expect(reply.headers["content-type"]).toContain("text/plain")
-      expect(reply.text).toContain("POST /v1/chat/completions")
+      expect(reply.headers["content-type"]).toContain("text/html")
+      expect(reply.headers["content-security-policy"]).toBe(WebUi.contentSecurityPolicy)
+      expect(reply.headers["content-security-policy"]).toContain("connect-src 'self'")
+      expect(reply.text).toContain("<title>easyai</title>")
+      expect(reply.text).toContain(`<script id="easyai-config" type="application/json">{"title":"easyai","placeholder":"Message easyai…"}</script>`)
+      // Self-contained: nothing is loaded from anywhere else.
+      expect(reply.text).not.toMatch(/<script[^>]+src=|<link[^>]+href="(?!data:)/)
     }).pipe(Effect.provide(scripted([]))))
 
   it.live("an unknown route is a 404 in OpenAI's error envelope, naming the method and path", () =>
@@ -480,4 +486,25 @@ describe("CORS", () => {
       expect(reply.headers["access-control-allow-origin"]).toBeUndefined()
       expect(yield* requests).toHaveLength(0)
     }).pipe(Effect.provide(scripted([ScriptedChatModel.reply("done")], { server: { hostTools: true } }))))
+})
+
+describe("the web UI page", () => {
+  const template = "<head><title><!--easyai-title--></title><!--easyai-config--></head>"
+
+  it("fills in the title (HTML-escaped) and the config (no way out of its script tag)", () => {
+    const page = WebUi.fillPage(template, { title: "Box <AI> & co", placeholder: "</script><script>alert(1)</script>" })
+    expect(page).toContain("<title>Box &lt;AI&gt; &amp; co</title>")
+    expect(page).not.toContain("</script><script>alert(1)")
+    const config = /<script id="easyai-config" type="application\/json">(.*)<\/script>/.exec(page)?.[1] ?? ""
+    expect(JSON.parse(config)).toEqual({ title: "Box <AI> & co", placeholder: "</script><script>alert(1)</script>" })
+  })
+
+  it("defaults the placeholder to the title", () => {
+    const page = WebUi.fillPage(template, { title: "Box" })
+    expect(page).toContain(`{"title":"Box","placeholder":"Message Box…"}`)
+  })
+
+  it("takes $ in a title literally", () => {
+    expect(WebUi.fillPage(template, { title: "$& $1 cash" })).toContain("<title>$&amp; $1 cash</title>")
+  })
 })
