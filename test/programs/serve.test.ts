@@ -69,7 +69,12 @@ const story = (url: string, maxTokens: number) =>
 describe("easyai serve (a real process)", () => {
   it.scoped("serves the model until SIGTERM, then exits cleanly", () =>
     Effect.gen(function*() {
-      const { process, url } = yield* serve()
+      const { process, url } = yield* serve("--webui-title", "Box AI", "--webui-placeholder", "Ask the box")
+      // The chat page, with the operator's title and placeholder.
+      const page = yield* get(`${url}/`)
+      expect(page.status).toBe(200)
+      expect(page.body).toContain("<title>Box AI</title>")
+      expect(page.body).toContain(`{"title":"Box AI","placeholder":"Ask the box"}`)
       const health = yield* get(`${url}/health`)
       expect(health.status).toBe(200)
       expect(JSON.parse(health.body)).toMatchObject({ status: "ok", model: "easyai-tiny", backend: "local" })

@@ -77,7 +77,8 @@ const banner = (served: ServerApp.Service, address: HttpServer.Address): string 
   return [
     `easyai serve · ${url}`,
     `  model    ${summary.modelId} (${summary.backend}${context})`,
-    `  parallel ${summary.parallel} · tools ${summary.tools.length} · auth ${summary.auth ? "on" : "off"} · cors ${cors}`
+    `  parallel ${summary.parallel} · tools ${summary.tools.length} · auth ${summary.auth ? "on" : "off"} · cors ${cors}`,
+    `  chat     ${url}/ in a browser · API ${url}/v1`
   ].join("\n")
 }
 
