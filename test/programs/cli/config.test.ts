@@ -63,6 +63,8 @@ describe("loadConfig", () => {
           "max_body = 1048576",
           "cors = localhost",
           "inject = no",
+          "webui_title = Box AI",
+          "webui_placeholder = Ask the box…",
           "",
           "[cli]",
           "url = http://ai.local:8080",
@@ -123,7 +125,9 @@ describe("loadConfig", () => {
         grace: 0,
         maxBody: 1048576,
         cors: "localhost",
-        inject: false
+        inject: false,
+        webuiTitle: "Box AI",
+        webuiPlaceholder: "Ask the box…"
       })
       expect(serverKey !== undefined && Redacted.isRedacted(serverKey)).toBe(true)
       expect(serverKey && Redacted.value(serverKey)).toBe("s3cret")
