@@ -3,7 +3,7 @@
  * API key, the preset and the one request in flight.
  */
 import { useCallback, useEffect, useRef, useState } from "preact/hooks"
-import { fetchProps, streamChat, type WireMessage } from "./api.js"
+import { fetchProps, streamChat } from "./api.js"
 import { ApiKeyDialog } from "./components/ApiKeyDialog.js"
 import { Composer } from "./components/Composer.js"
 import { Header } from "./components/Header.js"
@@ -30,11 +30,10 @@ import {
   loadStore,
   saveApiKey,
   savePreset,
-  saveStore,
-  type Store
+  saveStore
 } from "./storage.js"
 import { emptyReply, fold, settle, type StreamEvent } from "./stream.js"
-import type { AssistantMessage, PresetName, ServerProps, UserMessage } from "./types.js"
+import type { AssistantMessage, PresetName, ServerProps, Store, UserMessage, WireMessage } from "./types.js"
 
 /** The request in flight. */
 interface Generation {

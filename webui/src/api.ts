@@ -2,7 +2,7 @@
 import { createParser } from "eventsource-parser"
 import { isRecord, num, parseJson, str } from "./json.js"
 import { parseFrame, type StreamEvent } from "./stream.js"
-import type { PresetName, ServerProps } from "./types.js"
+import type { PresetName, ServerProps, WireMessage } from "./types.js"
 
 export type ApiFailure =
   | { readonly kind: "unauthorized"; readonly message: string }
@@ -59,11 +59,6 @@ export const fetchProps = async (
   } catch (error) {
     return { ok: false, failure: networkFailure(error) }
   }
-}
-
-export interface WireMessage {
-  readonly role: "user" | "assistant"
-  readonly content: string
 }
 
 export type ChatOutcome =

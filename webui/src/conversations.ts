@@ -1,8 +1,6 @@
 /** Pure operations on the stored document (no I/O). */
-import type { WireMessage } from "./api.js"
 import { titleFrom } from "./format.js"
-import type { Store } from "./storage.js"
-import type { AssistantMessage, Conversation, Message } from "./types.js"
+import type { AssistantMessage, Conversation, Message, Store, WireMessage } from "./types.js"
 
 /** A random id; `crypto.randomUUID` needs a secure context, `getRandomValues` does not. */
 export const newId = (): string => {

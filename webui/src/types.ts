@@ -83,3 +83,15 @@ export interface ServerProps {
 
 export const presetNames = ["deterministic", "precise", "balanced", "creative", "wild"] as const
 export type PresetName = (typeof presetNames)[number]
+
+/** The stored document: every conversation, and the one open. */
+export interface Store {
+  readonly conversations: ReadonlyArray<Conversation>
+  readonly activeId: string | null
+}
+
+/** A message as the chat request carries it. */
+export interface WireMessage {
+  readonly role: "user" | "assistant"
+  readonly content: string
+}
