@@ -33,12 +33,13 @@ export const applyBuiltin = (line: Extract<ShellLine, { _tag: "Cd" | "Export" | 
         const from = workingDirectory()
         const target = cdTarget(line.target, { cwd: from, home: process.env["HOME"], previous: process.env["OLDPWD"] })
         if (target._tag === "Invalid") return target.message
-        const kind = statSync(target.path, { throwIfNoEntry: false })
-        if (kind === undefined) return `cd: no such directory: ${line.target ?? "~"}`
-        if (!kind.isDirectory()) return `cd: not a directory: ${line.target ?? "~"}`
         try {
+          const kind = statSync(target.path, { throwIfNoEntry: false })
+          if (kind === undefined) return `cd: no such directory: ${line.target ?? "~"}`
+          if (!kind.isDirectory()) return `cd: not a directory: ${line.target ?? "~"}`
           process.chdir(target.path)
         } catch (error) {
+          // A directory it may not enter, or one that vanished meanwhile: said, and the shell stays where it was.
           return `cd: ${error instanceof Error ? error.message : String(error)}`
         }
         process.env["OLDPWD"] = from
