@@ -1,7 +1,7 @@
 /**
  * A real browser for the web UI's tests: Debian's Chromium (or
  * `EASYAI_CHROMIUM`), headless, driven by playwright-core, which downloads
- * nothing. `scripts/install-browser.sh` installs it.
+ * nothing. `scripts/install-test-deps.sh` installs it.
  */
 import { Effect, type Scope } from "effect"
 import { existsSync, mkdirSync } from "node:fs"
@@ -26,7 +26,7 @@ export const browser: Effect.Effect<Browser, Error, Scope.Scope> = Effect.acquir
   Effect.tryPromise({
     try: () => {
       if (!existsSync(chromiumPath)) {
-        throw new Error(`no Chromium at ${chromiumPath}: run scripts/install-browser.sh, or set EASYAI_CHROMIUM`)
+        throw new Error(`no Chromium at ${chromiumPath}: run scripts/install-test-deps.sh, or set EASYAI_CHROMIUM`)
       }
       // --no-sandbox: CI runs as root, where Chromium's sandbox cannot start.
       return chromium.launch({ executablePath: chromiumPath, headless: true, args: ["--no-sandbox"] })
