@@ -40,6 +40,7 @@ const toolsLayer = (flag: Flags, mcpKey: Option.Option<Redacted.Redacted<string>
     model: NoChatModel.layer("the MCP server serves tools and runs no model"),
     toolMode: Option.getOrElse(flag.toolsMode, () => "split" as const),
     ...ToolFlags.hostOption(flag),
+    ...ToolFlags.webOption(flag),
     ...Option.match(flag.memory, { onNone: () => ({}), onSome: (dir) => ({ memory: dir }) }),
     ...Option.match(flag.skills, { onNone: () => ({}), onSome: (dir) => ({ skills: { directories: [dir] } }) })
   })
