@@ -23,7 +23,7 @@ import type { HttpClient } from "@effect/platform"
 import { Effect, type Scope } from "effect"
 import type { LookupAddress } from "node:dns"
 import { lookup as dnsLookup } from "node:dns"
-import { isIP, type LookupFunction, Socket } from "node:net"
+import { connect, isIP, type LookupFunction } from "node:net"
 import { Agent, buildConnector } from "undici"
 import type { AddressPolicy } from "./addressPolicy.js"
 import { AddressRefused } from "./errors.js"
@@ -80,7 +80,7 @@ export const guardedConnector = (policy: AddressPolicy, resolve: LookupFunction)
       settled = true
       callback(...args)
     }
-    const socket = new Socket()
+    const socket = connect({ host, port, lookup, ...(options.localAddress ? { localAddress: options.localAddress } : {}) })
     socket.setTimeout(connectTimeoutMs, () => socket.destroy(new Error(`connect timed out after ${connectTimeoutMs} ms`)))
     socket.once("error", (error) => settle(error, null))
     socket.once("connect", () => {
@@ -98,7 +98,6 @@ export const guardedConnector = (policy: AddressPolicy, resolve: LookupFunction)
       settled = true
       tlsOver({ ...options, httpSocket: socket }, callback)
     })
-    socket.connect({ host, port, lookup, ...(options.localAddress ? { localAddress: options.localAddress } : {}) })
   }
 }
 
