@@ -9,16 +9,17 @@
 import { NodeHttpClient } from "@effect/platform-node"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Either, Option } from "effect"
+import { Buffer } from "node:buffer"
 import { subscribe, unsubscribe } from "node:diagnostics_channel"
 import type { LookupAddress } from "node:dns"
 import { writeFileSync } from "node:fs"
-import type { LookupFunction } from "node:net"
+import { createServer as createTcpServer, type LookupFunction } from "node:net"
 import * as path from "node:path"
 import { ToolCall, ToolRegistryLive } from "easyai"
 import { makeAddressPolicy, parseNetwork } from "../../src/layers/tools/web/addressPolicy.js"
 import type { WebOptions } from "../../src/layers/tools/web/options.js"
 import { webTools } from "../../src/layers/tools/web/webTools.js"
-import { type Handler, loopbackServer } from "../support/loopbackServer.js"
+import { connectionsSoon, type Handler, loopbackServer } from "../support/loopbackServer.js"
 import { callParams, initializeParams, rpcNotification, rpcRequest } from "../support/mcp.js"
 import { post, startHttp } from "../support/mcpProcess.js"
 import { runCli } from "../support/process.js"
@@ -298,13 +299,58 @@ describe("DNS answers are checked where the socket connects", () => {
         content: `web_fetch: refused: 0.0.0.0 is 127.0.0.1, a loopback address; the web tools reach public internet addresses only`
       })
       // The sockets did connect (the lookup's answer was allowed), yet no request was sent over them.
-      expect(server.connections()).toBe(2)
+      expect(yield* connectionsSoon(server.connections, 2)).toBe(2)
       expect(server.hits).toEqual([])
       // Allowing the peer too lets the same request through: the refusal above was the peer check.
       const open = yield* registryWith({ allowNetworks: ["0.0.0.0/32", "127.0.0.1/32"], lookup: resolver.lookup })
       const reached = yield* open("web_fetch", { url: `http://elsewhere.example:${server.port}/` })
       expect(reached.content).toContain("SECRET internal data")
       expect(server.hits).toEqual(["/"])
+    }), { timeout: 60_000 })
+})
+
+/** A plain TCP listener on 127.0.0.1 that records, per connection, the bytes it received before the client closed. */
+const tcpListener = Effect.acquireRelease(
+  Effect.async<{ server: ReturnType<typeof createTcpServer>; port: number; closed: Array<Buffer> }>((resume) => {
+    const closed: Array<Buffer> = []
+    const server = createTcpServer((socket) => {
+      const chunks: Array<Buffer> = []
+      socket.on("data", (chunk: Buffer) => {
+        chunks.push(chunk)
+        socket.destroy()
+      })
+      socket.on("error", () => {})
+      socket.on("close", () => closed.push(Buffer.concat(chunks)))
+    })
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address()
+      resume(Effect.succeed({ server, port: typeof address === "object" && address !== null ? address.port : 0, closed }))
+    })
+  }),
+  ({ server }) => Effect.async<void>((resume) => {
+    server.close(() => resume(Effect.void))
+  })
+)
+
+describe("https", () => {
+  it.scopedLive("the peer is checked before the TLS handshake: a refused peer receives no byte", () =>
+    Effect.gen(function*() {
+      const listener = yield* tcpListener
+      const call = yield* registryWith({ allowNetworks: ["0.0.0.0/32"] })
+      const refused = yield* call("web_fetch", { url: `https://0.0.0.0:${listener.port}/` })
+      expect(refused).toMatchObject({
+        isError: true,
+        content: `web_fetch: refused: 0.0.0.0 is 127.0.0.1, a loopback address; the web tools reach public internet addresses only`
+      })
+      expect(yield* connectionsSoon(() => listener.closed.length, 1)).toBe(1)
+      expect(listener.closed[0]?.length).toBe(0)
+      // Allowed, the same connection carries a TLS ClientHello (a handshake record, 0x16): the refusal came first.
+      const open = yield* registryWith({ allowNetworks: ["0.0.0.0/32", "127.0.0.1/32"] })
+      const handshake = yield* open("web_fetch", { url: `https://0.0.0.0:${listener.port}/` })
+      expect(handshake.isError).toBe(true)
+      expect(handshake.content).toContain(`could not fetch https://0.0.0.0:${listener.port}/`)
+      expect(yield* connectionsSoon(() => listener.closed.length, 2)).toBe(2)
+      expect(listener.closed[1]?.[0]).toBe(0x16)
     }), { timeout: 60_000 })
 })
 

@@ -2,7 +2,7 @@
  * A real HTTP server on a loopback address, closed with the test's scope,
  * that records what reached it: every TCP connection and every request.
  */
-import { Effect, type Scope } from "effect"
+import { Duration, Effect, type Scope } from "effect"
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
 
 /** Answers one request. */
@@ -59,3 +59,14 @@ export const loopbackServer = (
       })
   ).pipe(Effect.map(({ value }) => value))
 }
+
+/**
+ * The server's connection count once it reaches `count`, or after about two
+ * seconds: the server accepts a connection asynchronously, so a test waits
+ * for it rather than racing it.
+ */
+export const connectionsSoon = (connections: () => number, count: number): Effect.Effect<number> =>
+  Effect.gen(function*() {
+    for (let attempt = 0; attempt < 200 && connections() < count; attempt++) yield* Effect.sleep(Duration.millis(10))
+    return connections()
+  })
