@@ -15,7 +15,7 @@ import type { LookupAddress } from "node:dns"
 import { writeFileSync } from "node:fs"
 import { createServer as createTcpServer, type LookupFunction } from "node:net"
 import * as path from "node:path"
-import { ToolCall, ToolRegistryLive } from "easyai"
+import { ScriptedChatModel, ToolCall, ToolRegistryLive } from "easyai"
 import { makeAddressPolicy, parseNetwork } from "../../src/layers/tools/web/addressPolicy.js"
 import type { WebOptions } from "../../src/layers/tools/web/options.js"
 import { webTools } from "../../src/layers/tools/web/webTools.js"
@@ -23,7 +23,7 @@ import { connectionsSoon, type Handler, loopbackServer } from "../support/loopba
 import { callParams, initializeParams, rpcNotification, rpcRequest } from "../support/mcp.js"
 import { post, startHttp } from "../support/mcpProcess.js"
 import { runCli } from "../support/process.js"
-import { field } from "../support/server.js"
+import { field, send, served } from "../support/server.js"
 import { tempDir } from "../support/tempDir.js"
 
 const secret: Handler = (_req, res) => {
@@ -383,6 +383,15 @@ describe("the programs", () => {
       expect(fine.exitCode).toBe(0)
       expect(fine.stdout).toContain("web_fetch")
     }), { timeout: 120_000 })
+
+  it.live("a server whose web tools may reach a private network admits only localhost pages by default", () =>
+    Effect.gen(function*() {
+      const foreign = yield* send("GET", "/v1/models", { headers: { origin: "https://evil.example" } })
+      expect(foreign.status).toBe(200)
+      expect(foreign.headers["access-control-allow-origin"]).toBeUndefined()
+      const local = yield* send("GET", "/v1/models", { headers: { origin: "http://localhost:5173" } })
+      expect(local.headers["access-control-allow-origin"]).toBe("http://localhost:5173")
+    }).pipe(Effect.provide(served({ model: ScriptedChatModel.layer([]), web: { allowNetworks: ["10.0.0.0/8"] } }))))
 
   it.scopedLive("a real easyai mcp refuses web_fetch on loopback by default and reaches it with --web-allow", () =>
     Effect.gen(function*() {

@@ -81,10 +81,11 @@ export const guardedConnector = (policy: AddressPolicy, resolve: LookupFunction)
       callback(...args)
     }
     const socket = connect({ host, port, lookup, ...(options.localAddress ? { localAddress: options.localAddress } : {}) })
-    socket.setTimeout(connectTimeoutMs, () => socket.destroy(new Error(`connect timed out after ${connectTimeoutMs} ms`)))
+    const onTimeout = () => socket.destroy(new Error(`connect timed out after ${connectTimeoutMs} ms`))
+    socket.setTimeout(connectTimeoutMs).once("timeout", onTimeout)
     socket.once("error", (error) => settle(error, null))
     socket.once("connect", () => {
-      socket.setTimeout(0)
+      socket.setTimeout(0).off("timeout", onTimeout)
       const peer = socket.remoteAddress ?? ""
       const refused = refusal(policy, host, peer === "" ? "(no peer address)" : peer)
       if (refused !== undefined) {
