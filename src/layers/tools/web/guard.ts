@@ -94,8 +94,7 @@ export const guardedConnector = (policy: AddressPolicy, resolve: LookupFunction)
       }
       socket.setNoDelay(true).setKeepAlive(true, 60_000)
       if (!https) return settle(null, socket)
-      // From here the TLS connector owns the socket and reports its errors.
-      socket.removeAllListeners("error")
+      // From here the TLS connector reports the outcome; the listener above stays, a no-op, so a late error is handled.
       settled = true
       tlsOver({ ...options, httpSocket: socket }, callback)
     })
