@@ -16,7 +16,6 @@
  *
  * @module
  */
-import { NodeHttpClient } from "@effect/platform-node"
 import { Effect, Layer } from "effect"
 import type { FileError, SandboxViolation, ToolRegistrationError } from "../../domain/errors.js"
 import type { MemoryError } from "../../domain/memory.js"
@@ -43,6 +42,7 @@ import * as HostToolsLive from "../tools/HostToolsLive.js"
 import { knowledgeTools } from "../tools/knowledge.js"
 import { planTool } from "../tools/plan.js"
 import { reservedToolNames } from "../tools/reserved.js"
+import type { InvalidNetwork } from "../tools/web/errors.js"
 import type { WebOptions } from "../tools/web/options.js"
 import { webTools } from "../tools/web/webTools.js"
 import { type AgentsFileError, loadAgentsFile } from "../workspace/agentsFile.js"
@@ -93,11 +93,17 @@ export interface Options<E> {
 export type Services = Session | Agent | ToolRegistry | Preamble | Plan | McpClient
 
 /** Everything building the stack can fail with, besides the model's own error. */
-export type BuildError = ToolRegistrationError | FileError | SandboxViolation | MemoryError | AgentsFileError
+export type BuildError =
+  | ToolRegistrationError
+  | FileError
+  | SandboxViolation
+  | MemoryError
+  | AgentsFileError
+  | InvalidNetwork
 
-/** A Layer that registers `tools` into the registry in context. */
-const registering = <R>(tools: Effect.Effect<ReadonlyArray<Tool>, never, R>) =>
-  Layer.effectDiscard(Effect.gen(function*() {
+/** A Layer that registers `tools` into the registry in context; what they acquire lives as long as the Layer. */
+const registering = <E, R>(tools: Effect.Effect<ReadonlyArray<Tool>, E, R>) =>
+  Layer.scopedDiscard(Effect.gen(function*() {
     const registry = yield* ToolRegistry
     for (const tool of yield* tools) yield* registry.add(tool)
   }))
@@ -125,7 +131,7 @@ export const layer = <E>(options: Options<E>): Layer.Layer<Services, E | BuildEr
   const host = options.host === undefined ? Layer.empty : HostToolsLive.layer(options.host)
   const knowledge = memory === undefined ? Layer.empty : registering(knowledgeTools).pipe(Layer.provide(memory))
   const registrations = after(after(builtins, host), knowledge).pipe(
-    Layer.provide(Layer.mergeAll(registry, plan, sandbox, NodeHttpClient.layerUndici))
+    Layer.provide(Layer.mergeAll(registry, plan, sandbox))
   )
   // The session's own tools, then MCP servers' tools: after every local one, so a local tool keeps its name.
   const sessionTools = registering(Effect.succeed(options.session?.tools ?? []))

@@ -85,6 +85,7 @@ const stackLayer = <E>(
       ? ApprovalLive.autoApprove
       : ApprovalLive.policy({ autoApproveLocal: true, autoApprove: ToolFlags.names(flag.autoApprove), ...(ask === undefined ? {} : { ask }) }),
     ...ToolFlags.hostOption(flag),
+    ...ToolFlags.webOption(flag),
     ...optionalField("memory", flag.memory),
     ...Option.match(flag.skills, { onNone: () => ({}), onSome: (dir) => ({ skills: { directories: [dir] } }) }),
     ...(flag.noPlan ? { plan: false } : {}),

@@ -38,6 +38,7 @@ import * as path from "node:path"
 import { closestNames } from "../../domain/closestNames.js"
 import { isValidAlias } from "../../domain/mcp.js"
 import { PresetName } from "../../domain/Sampling.js"
+import { parseNetwork } from "../../layers/tools/web/addressPolicy.js"
 
 /** The file looked for in the working directory when none is named. */
 export const defaultFileName = "easyai.ini"
@@ -137,6 +138,8 @@ export interface ServerSettings {
   readonly webuiTitle?: string
   /** `webui_placeholder`: the web UI composer's placeholder. */
   readonly webuiPlaceholder?: string
+  /** `web_allow`: networks the web tools may reach besides public addresses, CIDRs comma-separated. */
+  readonly webAllow?: ReadonlyArray<string>
 }
 
 /** How the chat offers tools to the model. */
@@ -170,6 +173,8 @@ export interface CliSettings {
   readonly skills?: string
   /** `external_tools`: the external tool manifests' directory (absolute). */
   readonly externalTools?: string
+  /** `web_allow`: networks the web tools may reach besides public addresses, CIDRs comma-separated. */
+  readonly webAllow?: ReadonlyArray<string>
   /** `tools_mode`: split, unified or both. */
   readonly toolsMode?: ToolsMode
   /** `tools`: tool names, comma-separated. */
@@ -338,6 +343,9 @@ const list = (expected: string, valid: (item: string) => boolean): Decode<Readon
   return bad === undefined ? Either.right(items) : Either.left(`expected ${expected}, got ${JSON.stringify(bad)}`)
 }
 
+/** A network as `--web-allow` takes it: a CIDR or one address. */
+const networks = list("networks in CIDR form such as 192.168.1.0/24 or fd00::/8", (item) => Either.isRight(parseNetwork(item)))
+
 /** `URL` or `URL=alias`, read as `parseMcpServer` reads it. */
 const isMcpServer = (item: string): boolean => {
   const at = item.lastIndexOf("=")
@@ -385,7 +393,8 @@ const serverFields: Fields<ServerSettings> = {
   cors: field(text, "cors"),
   inject: field(boolean, "inject"),
   webuiTitle: field(text, "webui_title"),
-  webuiPlaceholder: field(text, "webui_placeholder")
+  webuiPlaceholder: field(text, "webui_placeholder"),
+  webAllow: field(networks, "web_allow")
 }
 
 const cliFields: Fields<CliSettings> = {
@@ -402,6 +411,7 @@ const cliFields: Fields<CliSettings> = {
   memory: field(filePath, "memory"),
   skills: field(filePath, "skills"),
   externalTools: field(filePath, "external_tools"),
+  webAllow: field(networks, "web_allow"),
   toolsMode: field(oneOf(["split", "unified", "both"] as const), "tools_mode"),
   tools: field(list("tool names", () => true), "tools"),
   mcp: field(list("URL or URL=alias entries", isMcpServer), "mcp"),

@@ -52,7 +52,11 @@ export const tools = (flags: RemoteFlags & ToolFlags.HostFlags & { readonly remo
     : Effect.gen(function*() {
       yield* ToolFlags.checkHostFlags(flags)
       const specs = yield* Effect.flatMap(ToolRegistry, (registry) => registry.specs).pipe(
-        Effect.provide(SessionStack.layer({ model: NoChatModel.layer("listing tools needs no model"), ...ToolFlags.hostOption(flags) }))
+        Effect.provide(SessionStack.layer({
+          model: NoChatModel.layer("listing tools needs no model"),
+          ...ToolFlags.hostOption(flags),
+          ...ToolFlags.webOption(flags)
+        }))
       )
       yield* Console.log(specs.map((spec) => line(spec.name, spec.shortDescription)).join("\n"))
     }).pipe(reportFailure("easyai tools"))

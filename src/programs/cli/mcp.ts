@@ -28,10 +28,10 @@ import { mcpApiKey, parseMcpServer } from "./mcpServers.js"
 /** What `easyai mcp`'s flags parsed to. */
 export type Flags = Command.Command.ParseConfig<typeof mcpFlags>
 
-/** Whether any served tool reaches beyond answering: files, processes, memory, skills, other servers. */
+/** Whether any served tool reaches beyond answering: files, processes, memory, skills, other servers, allowed networks. */
 const hostTools = (flag: Flags) =>
   Option.isSome(flag.sandbox) || Option.isSome(flag.externalTools) || Option.isSome(flag.memory) ||
-  Option.isSome(flag.skills) || flag.mcp.length > 0
+  Option.isSome(flag.skills) || flag.mcp.length > 0 || Option.isSome(flag.webAllow)
 
 /** The tools the flags ask for, registered as a chat agent's would be (no model behind them). */
 const toolsLayer = (flag: Flags, mcpKey: Option.Option<Redacted.Redacted<string>>) =>
@@ -40,6 +40,7 @@ const toolsLayer = (flag: Flags, mcpKey: Option.Option<Redacted.Redacted<string>
     model: NoChatModel.layer("the MCP server serves tools and runs no model"),
     toolMode: Option.getOrElse(flag.toolsMode, () => "split" as const),
     ...ToolFlags.hostOption(flag),
+    ...ToolFlags.webOption(flag),
     ...Option.match(flag.memory, { onNone: () => ({}), onSome: (dir) => ({ memory: dir }) }),
     ...Option.match(flag.skills, { onNone: () => ({}), onSome: (dir) => ({ skills: { directories: [dir] } }) })
   })

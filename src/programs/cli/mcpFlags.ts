@@ -46,10 +46,11 @@ export const mcpFlags = {
   noPython: ToolFlags.noPython,
   memory,
   externalTools: ToolFlags.externalTools,
+  webAllow: ToolFlags.webAllow,
   skills,
   toolsMode,
   tools: ToolFlags.tools,
   noSessions,
   mcp: mcpOption,
-  config: settingsFileOption("[cli] (sandbox, allow_bash, memory, skills, external_tools, tools_mode, tools, mcp)")
+  config: settingsFileOption("[cli] (sandbox, allow_bash, memory, skills, external_tools, web_allow, tools_mode, tools, mcp)")
 }

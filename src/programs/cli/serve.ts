@@ -47,6 +47,7 @@ const serverLayer = (flag: Flags, mcpKey: Option.Option<Redacted.Redacted<string
     }),
     ...(flag.noTools ? { session: { withDefaultTools: false } } : {}),
     ...ToolFlags.hostOption(flag),
+    ...ToolFlags.webOption(flag),
     server: {
       modelFile: flag.model,
       modelAlias: Option.getOrElse(flag.alias, () => defaultAlias(flag.model)),
@@ -110,6 +111,7 @@ const settled = (flag: Flags) =>
       systemFile,
       maxBody: fill(flag.maxBody, server.maxBody),
       cors: fill(flag.cors, server.cors),
+      webAllow: fill(flag.webAllow, server.webAllow?.join(",")),
       noInject: flag.noInject || server.inject === false,
       webuiTitle: fill(flag.webuiTitle, server.webuiTitle),
       webuiPlaceholder: fill(flag.webuiPlaceholder, server.webuiPlaceholder),

@@ -108,6 +108,7 @@ export const serveFlags = {
   sandbox: ToolFlags.sandbox,
   allowBash: ToolFlags.allowBash,
   noPython: ToolFlags.noPython,
+  webAllow: ToolFlags.webAllow,
   timeout,
   grace,
   maxBody,

@@ -5,9 +5,10 @@
  * @module
  */
 import { Options } from "@effect/cli"
-import { Config, Effect, Option } from "effect"
+import { Config, Effect, Either, Option } from "effect"
 import { ConfigurationError } from "../../domain/errors.js"
 import type * as SessionStack from "../../layers/session/SessionStack.js"
+import { parseNetworks } from "../../layers/tools/web/addressPolicy.js"
 import type { CliSettings } from "./config.js"
 import { fill, nonBlank } from "./optionalField.js"
 import { ToolRegistry } from "../../services/ToolRegistry.js"
@@ -27,6 +28,14 @@ export const externalTools = Options.directory("external-tools", { exists: "yes"
   Options.withDescription("Add the tools declared by EASYAI-*.tools manifests in this directory.")
 )
 
+/** `--web-allow CIDR,…`: networks beyond the public internet that the web tools may reach. */
+export const webAllow = Options.text("web-allow").pipe(
+  Options.optional,
+  Options.withDescription(
+    "Networks the web tools may reach besides public addresses: comma-separated CIDRs, e.g. 192.168.1.0/24,fd00::/8 (default: none; loopback, private, link-local and metadata addresses are refused)."
+  )
+)
+
 /** `--api-key`, from `EASYAI_API_KEY` when absent; a blank key is no key, not one nothing can match. */
 export const apiKey = (description: string) =>
   Options.redacted("api-key").pipe(
@@ -42,6 +51,7 @@ export interface HostFlags {
   readonly allowBash: boolean
   readonly noPython: boolean
   readonly externalTools?: Option.Option<string>
+  readonly webAllow: Option.Option<string>
 }
 
 /** The flags that choose a toolbelt, as both the chat and `easyai mcp` parse them. */
@@ -63,15 +73,27 @@ export const withCliTools = <F extends ToolbeltFlags>(flag: F, cli: CliSettings)
   skills: fill(flag.skills, cli.skills),
   externalTools: fill(flag.externalTools, cli.externalTools),
   toolsMode: fill(flag.toolsMode, cli.toolsMode),
+  webAllow: fill(flag.webAllow, cli.webAllow?.join(",")),
   tools: fill(flag.tools, cli.tools?.join(",")),
   mcp: flag.mcp.length > 0 ? flag.mcp : [...(cli.mcp ?? [])]
 })
 
-/** Refuses combinations that cannot work, before anything loads. */
-export const checkHostFlags = (flags: HostFlags): Effect.Effect<void, ConfigurationError> =>
-  flags.allowBash && Option.isNone(flags.sandbox)
-    ? Effect.fail(new ConfigurationError({ message: "--allow-bash needs --sandbox DIR: the shell runs inside the sandbox" }))
+/** Refuses combinations that cannot work, and networks that are not networks, before anything loads. */
+export const checkHostFlags = (flags: HostFlags): Effect.Effect<void, ConfigurationError> => {
+  if (flags.allowBash && Option.isNone(flags.sandbox)) {
+    return Effect.fail(new ConfigurationError({ message: "--allow-bash needs --sandbox DIR: the shell runs inside the sandbox" }))
+  }
+  const networks = parseNetworks(names(flags.webAllow))
+  return Either.isLeft(networks)
+    ? Effect.fail(new ConfigurationError({ message: `--web-allow: ${networks.left.message}` }))
     : Effect.void
+}
+
+/** The stack's `web` option for `--web-allow`: nothing when it is absent (public addresses only). */
+export const webOption = (flags: HostFlags): Pick<SessionStack.Options<never>, "web"> => {
+  const allowNetworks = names(flags.webAllow)
+  return allowNetworks.length === 0 ? {} : { web: { allowNetworks } }
+}
 
 /** The stack's `host` option for the flags: none unless a sandbox or external tools are asked for. */
 export const hostOption = (flags: HostFlags): Pick<SessionStack.Options<never>, "host"> => {

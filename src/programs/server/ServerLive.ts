@@ -82,10 +82,15 @@ export interface Options<E> extends SessionStack.Options<E> {
   readonly listen?: ListenOptions
 }
 
-/** Whether any server-side tool reaches beyond answering: files, processes, memory, skills, other MCP servers. */
+/**
+ * Whether any server-side tool reaches beyond answering: files, processes,
+ * memory, skills, other MCP servers, or web tools allowed into non-public
+ * networks.
+ */
 const reachesBeyond = <E>(options: Options<E>): boolean =>
   options.host !== undefined || options.memory !== undefined || options.skills !== undefined ||
-  (options.mcp?.servers?.length ?? 0) > 0
+  (options.mcp?.servers?.length ?? 0) > 0 ||
+  (options.web !== undefined && options.web !== false && (options.web.allowNetworks?.length ?? 0) > 0)
 
 /** The socket and the app on it (for banners and tests). */
 export type Services = HttpServer.HttpServer | ServerApp.ServerApp

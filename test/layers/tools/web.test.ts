@@ -1,9 +1,6 @@
-import { FetchHttpClient } from "@effect/platform"
-import { NodeHttpClient } from "@effect/platform-node"
 import { describe, expect, it, layer } from "@effect/vitest"
-import { Effect, type Scope } from "effect"
+import { Effect, Layer } from "effect"
 import { Buffer } from "node:buffer"
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
 import { type Tool, ToolRegistryLive } from "easyai"
 import { Parser } from "htmlparser2"
 import { findAll, parseTree, textOf } from "../../../src/layers/tools/web/dom.js"
@@ -12,44 +9,20 @@ import { htmlToText } from "../../../src/layers/tools/web/html.js"
 import { parseMarkup } from "../../../src/layers/tools/web/markup.js"
 import type { WebOptions } from "../../../src/layers/tools/web/options.js"
 import { webTools } from "../../../src/layers/tools/web/webTools.js"
+import { type Handler, type LoopbackServer, loopbackServer } from "../../support/loopbackServer.js"
 
 // ---------------------------------------------------------------------------
 // A real HTTP server on 127.0.0.1, one per test, closed with the test's scope.
 
-type Route = (req: IncomingMessage, res: ServerResponse) => void
+type Route = Handler
 
-interface TestServer {
-  readonly base: string
-  /** The request URLs (path and query) received, in order. */
-  readonly hits: Array<string>
-}
-
-const serve = (routes: Readonly<Record<string, Route>>): Effect.Effect<TestServer, never, Scope.Scope> =>
-  Effect.acquireRelease(
-    Effect.async<{ server: ReturnType<typeof createServer>; value: TestServer }>((resume) => {
-      const hits: Array<string> = []
-      const server = createServer((req, res) => {
-        const url = req.url ?? "/"
-        hits.push(url)
-        const route = routes[new URL(url, "http://127.0.0.1").pathname]
-        if (route === undefined) {
-          res.writeHead(404, { "content-type": "text/plain" }).end("not found")
-        } else {
-          route(req, res)
-        }
-      })
-      server.listen(0, "127.0.0.1", () => {
-        const address = server.address()
-        const port = typeof address === "object" && address !== null ? address.port : 0
-        resume(Effect.succeed({ server, value: { base: `http://127.0.0.1:${port}`, hits } }))
-      })
-    }),
-    ({ server }) =>
-      Effect.async<void>((resume) => {
-        server.closeAllConnections()
-        server.close(() => resume(Effect.void))
-      })
-  ).pipe(Effect.map(({ value }) => value))
+/** A server answering `routes` by path (404 elsewhere); dies if 127.0.0.1 cannot be bound. */
+const serve = (routes: Readonly<Record<string, Route>>) =>
+  loopbackServer((req, res) => {
+    const route = routes[new URL(req.url ?? "/", "http://127.0.0.1").pathname]
+    if (route === undefined) res.writeHead(404, { "content-type": "text/plain" }).end("not found")
+    else route(req, res)
+  }).pipe(Effect.orDie)
 
 const html = (body: string, status = 200): Route => (_req, res) => {
   res.writeHead(status, { "content-type": "text/html; charset=utf-8" }).end(body)
@@ -136,13 +109,14 @@ const baseUrlsOf = (base: string): NonNullable<WebOptions["baseUrls"]> => ({
   ddg: `${base}/ddg`
 })
 
-const hitsOn = (server: TestServer, path: string): number =>
+const hitsOn = (server: LoopbackServer, path: string): number =>
   server.hits.filter((hit) => new URL(hit, "http://x").pathname === path).length
 
 // ---------------------------------------------------------------------------
 
-const toolsFor = (server: TestServer, options: WebOptions = {}) =>
-  webTools({ baseUrls: baseUrlsOf(server.base), fetchTimeout: "5 seconds", ...options })
+/** The tools on the test server: loopback is refused by default, so 127.0.0.1 is allowed explicitly. */
+const toolsFor = (server: LoopbackServer, options: WebOptions = {}) =>
+  webTools({ baseUrls: baseUrlsOf(server.base), fetchTimeout: "5 seconds", allowNetworks: ["127.0.0.1/32"], ...options })
 
 const call = (tools: ReadonlyArray<Tool.Tool>, name: string, args: unknown) => {
   const tool = tools.find((candidate) => candidate.spec.name === name)
@@ -151,7 +125,7 @@ const call = (tools: ReadonlyArray<Tool.Tool>, name: string, args: unknown) => {
 }
 
 // Real sockets and real timeouts: the live clock, not TestClock.
-layer(NodeHttpClient.layerUndici, { excludeTestServices: true })("web tools over undici", (it) => {
+layer(Layer.empty, { excludeTestServices: true })("web tools over their own undici agent", (it) => {
   describe("search", () => {
     it.scoped("reads Google's result page", () =>
       Effect.gen(function*() {
@@ -533,6 +507,22 @@ layer(NodeHttpClient.layerUndici, { excludeTestServices: true })("web tools over
       }))
   })
 
+  describe("redirects and caps together", () => {
+    it.scoped("follows redirects by hand and caps the body", () =>
+      Effect.gen(function*() {
+        const server = yield* serve({
+          "/a": redirect("/b"),
+          "/b": redirect("/c"),
+          "/c": html(`<title>C</title><p>${"x".repeat(50_000)}</p>`)
+        })
+        const ok = yield* call(yield* toolsFor(server, { maxBytes: 1000 }), "web_fetch", { url: `${server.base}/a` })
+        expect(ok.content).toContain(`URL: ${server.base}/c\nRedirected from: ${server.base}/a -> ${server.base}/b\nTitle: C`)
+        expect(ok.content).toContain("[truncated: the page is larger than 1000 bytes")
+        const capped = yield* call(yield* toolsFor(server, { maxRedirects: 1 }), "web_fetch", { url: `${server.base}/a` })
+        expect(capped.content).toContain("stopped after 1 redirects")
+      }))
+  })
+
   describe("the unified web tool", () => {
     it.scoped("infers the action: a url fetches, a query searches", () =>
       Effect.gen(function*() {
@@ -594,22 +584,6 @@ layer(NodeHttpClient.layerUndici, { excludeTestServices: true })("web tools over
         expect(yield* names("both")).toEqual(["web_search", "web_fetch", "web"])
       }))
   })
-})
-
-layer(FetchHttpClient.layer, { excludeTestServices: true })("web tools over fetch", (it) => {
-  it.scoped("follows redirects by hand and caps the body", () =>
-    Effect.gen(function*() {
-      const server = yield* serve({
-        "/a": redirect("/b"),
-        "/b": redirect("/c"),
-        "/c": html(`<title>C</title><p>${"x".repeat(50_000)}</p>`)
-      })
-      const ok = yield* call(yield* toolsFor(server, { maxBytes: 1000 }), "web_fetch", { url: `${server.base}/a` })
-      expect(ok.content).toContain(`URL: ${server.base}/c\nRedirected from: ${server.base}/a -> ${server.base}/b\nTitle: C`)
-      expect(ok.content).toContain("[truncated: the page is larger than 1000 bytes")
-      const capped = yield* call(yield* toolsFor(server, { maxRedirects: 1 }), "web_fetch", { url: `${server.base}/a` })
-      expect(capped.content).toContain("stopped after 1 redirects")
-    }))
 })
 
 describe("HTML handling", () => {

@@ -3,50 +3,17 @@
  * its banner, stopped with SIGTERM) and over stdio (the protocol on stdout,
  * nothing else).
  */
-import { HttpClient, HttpClientRequest } from "@effect/platform"
+import { HttpClient } from "@effect/platform"
 import { NodeHttpClient } from "@effect/platform-node"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Fiber, Mailbox, Queue, Stream } from "effect"
 import { mkdirSync, writeFileSync } from "node:fs"
 import * as path from "node:path"
 import { callParams, initializeParams, rpcNotification, rpcRequest } from "../../support/mcp.js"
+import { bannerPattern, post, startHttp } from "../../support/mcpProcess.js"
 import { runTs, startTs } from "../../support/process.js"
 import { field } from "../../support/server.js"
 import { tempDir } from "../../support/tempDir.js"
-
-const bannerPattern = /^easyai mcp · http:\/\/127\.0\.0\.1:(\d+)\/mcp$/
-
-/** Starts `easyai mcp` over HTTP on a free port; its output lines are queued as they come. */
-const startHttp = (...extra: ReadonlyArray<string>) =>
-  Effect.gen(function*() {
-    const process = yield* startTs("src/programs/cli/main.ts", "mcp", "--port", "0", ...extra)
-    const stdout = yield* Queue.unbounded<string>()
-    yield* process.stdout.pipe(
-      Stream.decodeText(),
-      Stream.splitLines,
-      Stream.runForEach((line) => Queue.offer(stdout, line)),
-      Effect.forkScoped
-    )
-    const nextLine = Queue.take(stdout).pipe(
-      Effect.timeoutFail({ duration: "60 seconds", onTimeout: () => new Error("easyai mcp printed no line") })
-    )
-    const banner = yield* nextLine
-    const summary = yield* nextLine
-    return { process, banner, summary, port: Number(bannerPattern.exec(banner)?.[1] ?? Number.NaN) }
-  })
-
-/** POSTs one JSON-RPC message to `url` and reads the reply. */
-const post = (url: string, message: unknown, headers: Readonly<Record<string, string>> = {}) =>
-  Effect.scoped(Effect.gen(function*() {
-    const response = yield* (yield* HttpClient.HttpClient).execute(
-      HttpClientRequest.post(url).pipe(
-        HttpClientRequest.setHeaders({ accept: "application/json, text/event-stream", ...headers }),
-        HttpClientRequest.bodyUnsafeJson(message)
-      )
-    )
-    const text = yield* response.text
-    return { status: response.status, session: response.headers["mcp-session-id"], body: text === "" ? undefined : JSON.parse(text) }
-  }))
 
 /** Whether `line` is one JSON-RPC 2.0 reply: an id (or null) and exactly one of result and error. */
 const isJsonRpcReply = (line: string): boolean => {

@@ -8,7 +8,7 @@
  */
 import { FetchHttpClient, HttpClient, type HttpClientError, type HttpClientResponse } from "@effect/platform"
 import { Duration, Effect, Stream } from "effect"
-import { WebError } from "./errors.js"
+import { AddressRefused, WebError } from "./errors.js"
 
 /** How a body's declared media type is treated. */
 export type ContentKind = "html" | "text" | "binary" | "unknown"
@@ -128,6 +128,13 @@ const causeText = (error: HttpClientError.HttpClientError): string => {
   return error.message
 }
 
+/** The policy's refusal behind a transport failure, if that is what it was (undici may wrap it once). */
+const refusalOf = (error: HttpClientError.RequestError): AddressRefused | undefined => {
+  const cause = error.cause
+  if (cause instanceof AddressRefused) return cause
+  return cause instanceof Error && cause.cause instanceof AddressRefused ? cause.cause : undefined
+}
+
 /** Reads a body stream until its end or `maxBytes`; past the cap, reading stops and the stream is released. */
 const readCapped = (
   response: HttpClientResponse.HttpClientResponse,
@@ -199,15 +206,19 @@ const hop = (client: HttpClient.HttpClient, limits: FetchLimits, url: URL): Effe
     // Node's fetch follows redirects itself unless told not to; other clients ignore this.
     Effect.provideService(FetchHttpClient.RequestInit, { redirect: "manual" }),
     Effect.catchTags({
-      RequestError: (error) =>
-        Effect.fail(
-          new WebError({
-            reason: error.reason === "InvalidUrl" ? "InvalidUrl" : "Transport",
-            url: url.href,
-            detail: `could not fetch ${url.href}: ${causeText(error)}`,
-            cause: error
-          })
-        ),
+      RequestError: (error) => {
+        const refused = refusalOf(error)
+        return Effect.fail(
+          refused !== undefined
+            ? new WebError({ reason: "Refused", url: url.href, detail: refused.message, cause: refused })
+            : new WebError({
+              reason: error.reason === "InvalidUrl" ? "InvalidUrl" : "Transport",
+              url: url.href,
+              detail: `could not fetch ${url.href}: ${causeText(error)}`,
+              cause: error
+            })
+        )
+      },
       ResponseError: (error) =>
         Effect.fail(
           new WebError({

@@ -1,11 +1,13 @@
 /**
  * The web tools' configuration: which search engines the `auto` cascade
- * tries and in what order, where each engine lives, and the caps every
- * HTTP fetch runs under.
+ * tries and in what order, where each engine lives, the caps every HTTP
+ * fetch runs under, and the networks beyond the public internet that the
+ * tools may reach.
  *
  * @module
  */
 import { Duration } from "effect"
+import type { LookupFunction } from "node:net"
 
 /** Every search engine the web tools know, in the default `auto` cascade order. */
 export const engineNames = ["google", "brave", "ddg-lite", "bing", "ddg"] as const
@@ -53,6 +55,21 @@ export interface WebOptions {
   readonly maxChars?: number
   /** The User-Agent header sent with every request. */
   readonly userAgent?: string
+  /**
+   * Networks the tools may reach besides public internet addresses, as
+   * CIDRs (`10.0.0.0/8`, `fd00::/8`) or single addresses (`127.0.0.1`).
+   * Default: none, so loopback, private, link-local, shared (CGNAT),
+   * multicast, cloud metadata and other reserved addresses are refused —
+   * search engines' `baseUrls` included. A bad entry fails building the
+   * tools with an `InvalidNetwork` error.
+   */
+  readonly allowNetworks?: ReadonlyArray<string>
+  /**
+   * The resolver host names go through; default `dns.lookup`. For tests
+   * and custom resolvers: what it answers is checked like any address, and
+   * so is the address each socket ends up connected to.
+   */
+  readonly lookup?: LookupFunction
 }
 
 /** {@link WebOptions} with every default applied. */

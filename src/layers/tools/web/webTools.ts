@@ -4,18 +4,23 @@
  * operations; the registry's tool mode decides which the model sees.
  *
  * ```ts
- * const tools = yield* webTools({ engines: ["ddg-lite", "bing"] }) // needs an HttpClient
- * // provide NodeHttpClient.layerUndici (or FetchHttpClient.layer) in production
+ * const tools = yield* webTools({ engines: ["ddg-lite", "bing"] }) // in a Scope: its connections close with it
+ * const lan = yield* webTools({ allowNetworks: ["192.168.1.0/24"] }) // public addresses, and this network too
  * ```
+ *
+ * Every request the tools make, search engines' included, goes through
+ * their own HTTP client, whose connections reach public internet addresses
+ * only, plus the networks in `allowNetworks` (see `guard.ts`).
  *
  * @module
  */
-import { HttpClient } from "@effect/platform"
-import { Duration, Effect, Schema } from "effect"
+import { Duration, Effect, Schema, type Scope } from "effect"
 import * as Tool from "../../../domain/Tool.js"
 import { ToolResult } from "../../../domain/ToolCall.js"
 import type { SearchResult } from "./engine.js"
-import type { SearchFailed } from "./errors.js"
+import { makeAddressPolicy, parseNetworks } from "./addressPolicy.js"
+import type { InvalidNetwork, SearchFailed } from "./errors.js"
+import { guardedClient } from "./guard.js"
 import { makeFetcher } from "./http.js"
 import { makeReadPage, type ReadPage, renderPage } from "./page.js"
 import {
@@ -217,12 +222,19 @@ const MaxChars = Schema.Int.pipe(Schema.greaterThanOrEqualTo(1))
 const engineParam = (options: ResolvedWebOptions) => Schema.Literal("auto", ...options.engines)
 
 /**
- * Builds the web tools on the `HttpClient` in context: the split
- * `web_search` and `web_fetch`, then the unified `web`. Register them all;
- * the registry's tool mode picks the surface the model sees.
+ * Builds the web tools: the split `web_search` and `web_fetch`, then the
+ * unified `web`. Register them all; the registry's tool mode picks the
+ * surface the model sees. Their HTTP client (one undici agent, whose
+ * connections reach public addresses and `allowNetworks` only) lives as
+ * long as the scope. Fails with `InvalidNetwork` on a bad `allowNetworks`
+ * entry.
  */
-export const webTools = (options?: WebOptions): Effect.Effect<ReadonlyArray<Tool.Tool>, never, HttpClient.HttpClient> =>
-  Effect.map(HttpClient.HttpClient, (client) => {
+export const webTools = (
+  options?: WebOptions
+): Effect.Effect<ReadonlyArray<Tool.Tool>, InvalidNetwork, Scope.Scope> =>
+  Effect.gen(function*() {
+    const allowed = yield* parseNetworks(options?.allowNetworks ?? [])
+    const client = yield* guardedClient(makeAddressPolicy(allowed), options?.lookup)
     const resolved = resolveWebOptions(options)
     const fetcher = makeFetcher(client, {
       timeout: resolved.fetchTimeout,
