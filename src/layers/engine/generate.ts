@@ -32,6 +32,7 @@ import {
 import type { Penalties, SamplingParams } from "../../domain/Sampling.js"
 import { newToolCallId, ToolCall } from "../../domain/ToolCall.js"
 import { DeltaBatcher } from "./deltaBatcher.js"
+import { readForcedCall } from "./forcedCall.js"
 import { MarkupScanner, type Piece } from "./markup.js"
 import type { Slot } from "./sequencePool.js"
 
@@ -58,17 +59,29 @@ export interface Generation {
   readonly seed?: number
 }
 
+/** What the token budget of a generation depends on. */
+export interface BudgetInputs {
+  readonly overflow: OverflowStrategy
+  readonly contextSize: number
+  readonly promptTokens: number
+  readonly maxTokens?: number
+}
+
 /**
- * The generation budget. Under the `fail` strategy it never runs past the
- * context window — the turn ends with finish reason `length` — because
- * letting node-llama-cpp shift the context would drop history silently.
+ * The generation budget in tokens, `undefined` when there is none. Under the
+ * `fail` strategy it never runs past the context window — the turn ends with
+ * finish reason `length` — because letting node-llama-cpp shift the context
+ * would drop history silently.
  */
+export const tokenBudget = (inputs: BudgetInputs): number | undefined => {
+  if (inputs.overflow === "truncate") return inputs.maxTokens
+  const room = Math.max(1, inputs.contextSize - inputs.promptTokens - 1)
+  return Math.min(inputs.maxTokens ?? room, room)
+}
+
 const maxTokens = (generation: Generation): { readonly maxTokens?: number } => {
-  if (generation.overflow === "truncate") {
-    return generation.maxTokens === undefined ? {} : { maxTokens: generation.maxTokens }
-  }
-  const room = Math.max(1, generation.contextSize - generation.promptTokens - 1)
-  return { maxTokens: Math.min(generation.maxTokens ?? room, room) }
+  const budget = tokenBudget(generation)
+  return budget === undefined ? {} : { maxTokens: budget }
 }
 
 const repeatPenalty = (penalties: Penalties): LLamaContextualRepeatPenalty | false =>
@@ -89,23 +102,6 @@ const failure = (error: unknown, generation: Generation): ChatModelError => {
   return text.includes("fits the context size")
     ? new ContextOverflow({ promptTokens: generation.promptTokens, contextSize: generation.contextSize })
     : new ModelError({ reason: "BadResponse", detail: `local generation failed: ${text}`, cause: error })
-}
-
-/** Parses the grammar-forced output into a tool call. */
-const forcedCall = (grammar: LlamaJsonSchemaGrammar<GbnfJsonSchema>, text: string): ToolCall | ModelError => {
-  try {
-    const parsed: unknown = grammar.parse(text)
-    if (typeof parsed === "object" && parsed !== null && "name" in parsed && typeof parsed.name === "string") {
-      const args = "arguments" in parsed ? parsed.arguments : {}
-      return new ToolCall({ id: newToolCallId(), name: parsed.name, arguments: JSON.stringify(args ?? {}) })
-    }
-    return new ModelError({ reason: "BadResponse", detail: `the forced tool call has no name: ${text}` })
-  } catch (error) {
-    return new ModelError({
-      reason: "BadResponse",
-      detail: `the forced tool call is incomplete (raise maxTokens?): ${error instanceof Error ? error.message : ""}`
-    })
-  }
 }
 
 /**
@@ -159,9 +155,13 @@ class TurnSink {
     const { generation } = this
     let calls: ReadonlyArray<ToolCall>
     if (generation.mode._tag === "Forced") {
-      const call = forcedCall(generation.mode.grammar, result.response)
-      if (call instanceof ModelError) return this.fail(call)
-      calls = [call]
+      // A call the budget cut short is dropped, and the finish reason (`length`) says why there is none.
+      // OpenAI answers the same cut with `length` and the partial arguments; a client that does not
+      // check the finish reason would then run a call with broken JSON, so the partial call is omitted.
+      // Refusing such a request up front (400) was the other option, but what fits depends on the
+      // tokenizer and on what the model writes: a budget is a limit to honour, not a promise to check.
+      const call = readForcedCall(generation.mode.grammar, result.response)
+      calls = call === undefined ? [] : [call]
     } else {
       this.pieces(this.scanner.end())
       const native = (result.functionCalls ?? []).map((call) =>
