@@ -7,21 +7,25 @@
  * not a call. So every free string of a forced call gets a maximum length
  * derived from the budget the generation has:
  *
- *   bound = ⌊(budget − skeleton) / strings⌋, at most {@link maxForcedString}, at least 0
+ *   bound = ⌊(budget − skeleton) / (4 × strings)⌋, at most {@link maxForcedString}, at least 0
  *
  * where `budget` is the generation's token limit (the request's max tokens,
  * capped by the room left in the context), `skeleton` the characters of the
- * call with every string empty as the grammar writes it (one space after
- * each `{`, `:` and `,`, the closing newlines), and `strings` the number of
- * free string values in the tool's schema. Counting characters, not the
- * tokenizer's tokens, is deliberate: under a grammar the model often picks
- * shorter tokens than the tokenizer would, but an ASCII character is never
- * less than a token, so a call whose strings keep to the bound fits. The
- * price is a tighter bound than a model with long tokens needs.
- * (Non-ASCII text, `\u` escapes, pretty-printed whitespace and arrays of
- * strings can still cost more: the bound makes running off unlikely, not
- * impossible, and a call still cut short ends the turn with finish reason
- * `length` and no call.)
+ * call with every string empty, laid out the widest way the grammar allows
+ * (a newline and indentation before every key), plus the closing newlines,
+ * and `strings` the number of free string values in the tool's schema.
+ * Characters are counted, not the tokenizer's tokens, on purpose: under a
+ * grammar a model often picks shorter tokens than the tokenizer would, but
+ * a character is never less than a token in the skeleton (ASCII) and at
+ * most four in a string (a 4-byte UTF-8 character spelled as byte tokens).
+ * So a call whose strings keep to the bound fits its budget. The price is a
+ * tighter bound than a model writing plain text with long tokens needs: a
+ * tool that takes long strings needs a larger budget (or none, and then the
+ * room left in the context is the budget).
+ * (`\u` escapes, six characters for one, and an array of strings that
+ * repeats a slot can still cost more: the bound makes running off unlikely,
+ * not impossible, and a call still cut short ends the turn with finish
+ * reason `length` and no call.)
  *
  * @module
  */
@@ -121,23 +125,19 @@ const skeletonValue = (schema: Json): unknown => {
   return ""
 }
 
-/** JSON as node-llama-cpp's grammar writes it on one line: `{ "key": value, … }`. */
-const grammarJson = (value: unknown): string => {
-  if (Array.isArray(value)) return value.length === 0 ? "[]" : `[ ${value.map(grammarJson).join(", ")} ]`
-  if (isObject(value)) {
-    const entries = Object.entries(value)
-    return entries.length === 0 ? "{}" : `{ ${entries.map(([key, child]) => `${JSON.stringify(key)}: ${grammarJson(child)}`).join(", ")} }`
-  }
-  return JSON.stringify(value) ?? "null"
-}
+/** node-llama-cpp's grammar may put a newline and this many spaces per level before every key. */
+const scopePadSpaces = 4
 
 /** The newlines the grammar ends every output with (node-llama-cpp stops generating on them). */
 const closingNewlines = 4
 
+/** The most tokens one character of a string can cost: a 4-byte UTF-8 character spelled as byte tokens. */
+const tokensPerChar = 4
+
 /** The string bound of one tool's forced call, from the generation's token budget (see the module's rule). */
 export const stringBound = (name: string, args: Json, budget: number): number => {
-  const skeleton = grammarJson({ name, arguments: skeletonValue(args) }).length + closingNewlines
-  const share = Math.floor((budget - skeleton) / Math.max(1, stringSlots(args)))
+  const skeleton = JSON.stringify({ name, arguments: skeletonValue(args) }, null, scopePadSpaces).length + closingNewlines
+  const share = Math.floor((budget - skeleton) / (tokensPerChar * Math.max(1, stringSlots(args))))
   return Math.min(maxForcedString, Math.max(0, share))
 }
 
