@@ -70,10 +70,11 @@ const make = (config: EngineConfig) =>
     const forcedGrammar = (tools: ReadonlyArray<ToolSpec>, budget: number) =>
       Effect.tryPromise({
         try: () => llama.createGrammarForJsonSchema<GbnfJsonSchema>(callSchema(tools, budget)),
+        // What the grammar builder refuses is the request's tool schema (a circular `$ref`, an object `const`).
         catch: (error) =>
           new ModelError({
-            reason: "BadResponse",
-            detail: `cannot build the tool-call grammar: ${error instanceof Error ? error.message : String(error)}`
+            reason: "InvalidRequest",
+            detail: `cannot build the tool-call grammar from the tools' schemas: ${error instanceof Error ? error.message : String(error)}`
           })
       })
 

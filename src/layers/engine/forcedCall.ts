@@ -29,6 +29,7 @@
  *
  * @module
  */
+import { Either } from "effect"
 import type { GbnfJsonSchema, LlamaJsonSchemaGrammar } from "node-llama-cpp"
 import { ModelError } from "../../domain/errors.js"
 import { isObject } from "../../domain/json.js"
@@ -160,23 +161,21 @@ export const forcedTools = (request: ChatRequest): ReadonlyArray<ToolSpec> | Mod
   const named = request.tools.filter((tool) => tool.name === choice.name)
   return named.length > 0
     ? named
-    : new ModelError({ reason: "BadResponse", detail: `toolChoice names "${choice.name}", which is not among the request's tools` })
+    : new ModelError({ reason: "InvalidRequest", detail: `toolChoice names "${choice.name}", which is not among the request's tools` })
 }
 
 /**
- * The forced output as a tool call, or `undefined` when it is not a whole
- * call — the generation stopped (its token budget, a stop sequence) before
- * the grammar's last character. The caller reports that stop as the
- * turn's finish reason and presents no call: arguments that are not
- * complete JSON are not a call anyone can run.
+ * The forced output as a tool call, or why it is not one: the text ends
+ * before the grammar's last character (the generation stopped early) or,
+ * which the grammar should rule out, it does not match the schema.
  */
-export const readForcedCall = (grammar: LlamaJsonSchemaGrammar<GbnfJsonSchema>, text: string): ToolCall | undefined => {
+export const readForcedCall = (grammar: LlamaJsonSchemaGrammar<GbnfJsonSchema>, text: string): Either.Either<ToolCall, string> => {
   let parsed: unknown
   try {
     parsed = grammar.parse(text)
-  } catch {
-    return undefined // the text ends inside the call: JSON.parse says where, which nobody needs
+  } catch (error) {
+    return Either.left(error instanceof Error ? error.message : String(error))
   }
-  if (!isObject(parsed) || typeof parsed["name"] !== "string") return undefined
-  return new ToolCall({ id: newToolCallId(), name: parsed["name"], arguments: JSON.stringify(parsed["arguments"] ?? {}) })
+  if (!isObject(parsed) || typeof parsed["name"] !== "string") return Either.left("the call has no name")
+  return Either.right(new ToolCall({ id: newToolCallId(), name: parsed["name"], arguments: JSON.stringify(parsed["arguments"] ?? {}) }))
 }

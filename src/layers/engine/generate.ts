@@ -8,7 +8,7 @@
  *
  * @module
  */
-import { Effect, Queue, Schedule, type Scope, Stream, Take } from "effect"
+import { Effect, Either, Queue, Schedule, type Scope, Stream, Take } from "effect"
 import type {
   ChatHistoryItem,
   ChatModelFunctions,
@@ -96,6 +96,10 @@ const repeatPenalty = (penalties: Penalties): LLamaContextualRepeatPenalty | fal
 const finishReason = (stopReason: LlamaChatResponse["metadata"]["stopReason"], calledTools: boolean): FinishReason =>
   calledTools ? "tool_calls" : stopReason === "maxTokens" ? "length" : "stop"
 
+/** Whether the generation stopped before the grammar was done: its budget ran out, or a stop sequence came. */
+const cutShort = (stopReason: LlamaChatResponse["metadata"]["stopReason"]): boolean =>
+  stopReason === "maxTokens" || stopReason === "customStopTrigger"
+
 const failure = (error: unknown, generation: Generation): ChatModelError => {
   const text = error instanceof Error ? error.message : String(error)
   // node-llama-cpp's own context shift gives up when even the system prompt does not fit.
@@ -155,13 +159,20 @@ class TurnSink {
     const { generation } = this
     let calls: ReadonlyArray<ToolCall>
     if (generation.mode._tag === "Forced") {
-      // A call the budget cut short is dropped, and the finish reason (`length`) says why there is none.
-      // OpenAI answers the same cut with `length` and the partial arguments; a client that does not
-      // check the finish reason would then run a call with broken JSON, so the partial call is omitted.
-      // Refusing such a request up front (400) was the other option, but what fits depends on the
-      // tokenizer and on what the model writes: a budget is a limit to honour, not a promise to check.
-      const call = readForcedCall(generation.mode.grammar, result.response)
-      calls = call === undefined ? [] : [call]
+      const read = readForcedCall(generation.mode.grammar, result.response)
+      if (Either.isRight(read)) calls = [read.right]
+      else if (cutShort(result.metadata.stopReason)) {
+        // A call the budget (or a stop sequence) cut short is dropped, and the finish reason
+        // (`length`, `stop`) says why there is none. OpenAI answers the same cut with `length`
+        // and the partial arguments; a client that does not check the finish reason would then
+        // run a call with broken JSON, so the partial call is omitted. Refusing such a request up
+        // front (400) was the other option, but what fits depends on the tokenizer and on what the
+        // model writes: a budget is a limit to honour, not a promise to check.
+        calls = []
+      } else {
+        // The grammar finished, yet its output is not a call: a defect, not the model's choice.
+        return this.fail(new ModelError({ reason: "BadResponse", detail: `the forced tool call does not match its schema: ${read.left}` }))
+      }
     } else {
       this.pieces(this.scanner.end())
       const native = (result.functionCalls ?? []).map((call) =>
