@@ -169,5 +169,25 @@ layer(Layer.merge(ServedLive, NodeHttpClient.layerUndici), { timeout: 120_000, e
         }
         expect(sent()).toBe(forcedChoices.length)
       }))
+
+    it.effect("a forced tool whose schema no grammar can be built from is a 400 naming tools, sent once", () =>
+      Effect.gen(function*() {
+        const { url } = yield* Served
+        const { client, sent } = sdk(url)
+        const unbuildable: ChatCompletionFunctionTool = {
+          type: "function",
+          function: { name: "pick", parameters: { type: "object", properties: { choice: { const: { nested: true } } } } }
+        }
+        const { errors, requests, result } = yield* counted(
+          url,
+          Effect.flip(attempt((signal) => client.chat.completions.create({ ...forcedBody("required", 50), tools: [unbuildable] }, { signal })))
+        )
+        expect(result).toBeInstanceOf(OpenAI.BadRequestError)
+        expect(result).toMatchObject({ status: 400, param: "tools" })
+        expect(String(result)).toContain("cannot build the tool-call grammar")
+        expect(sent()).toBe(1)
+        expect(requests).toBe(1)
+        expect(errors).toBe(1)
+      }))
   }
 )
