@@ -16,16 +16,16 @@
  * and `strings` the number of free string values in the tool's schema.
  * Characters are counted, not the tokenizer's tokens, on purpose: under a
  * grammar a model often picks shorter tokens than the tokenizer would, but
- * a character is never less than a token in the skeleton (ASCII) and at
- * most four in a string (a 4-byte UTF-8 character spelled as byte tokens).
- * So a call whose strings keep to the bound fits its budget. The price is a
- * tighter bound than a model writing plain text with long tokens needs: a
- * tool that takes long strings needs a larger budget (or none, and then the
- * room left in the context is the budget).
- * (`\u` escapes, six characters for one, and an array of strings that
- * repeats a slot can still cost more: the bound makes running off unlikely,
- * not impossible, and a call still cut short ends the turn with finish
- * reason `length` and no call.)
+ * never a token shorter than one character, so the (ASCII) skeleton costs at
+ * most its length in tokens, and one string character at most four (a
+ * 4-byte UTF-8 character spelled as byte tokens). So a call whose strings
+ * keep to the bound fits its budget. The price is a tighter bound than a
+ * model writing plain text with long tokens needs: a tool that takes long
+ * strings needs a larger budget (or none, and then the room left in the
+ * context is the budget). `\u` escapes (six characters for one), an array
+ * of strings that repeats a slot and a free-form object can still cost
+ * more: the bound makes running off unlikely, not impossible, and a call
+ * still cut short ends the turn with finish reason `length` and no call.
  *
  * @module
  */
