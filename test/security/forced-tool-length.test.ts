@@ -30,12 +30,18 @@ import { field } from "../support/server.js"
 const model = testModels.find((candidate) => path.basename(candidate.path) === "stories260K.gguf") ?? testModels[0]
 if (model === undefined) throw new Error("no test model")
 
-/** The server as the reproduction ran it: a small context, no server-side tools; one for the whole file. */
+/** A running `easyai serve`. */
 class Served extends Context.Tag("test/Served")<Served, { readonly url: string }>() {}
-const ServedLive = Layer.scoped(
-  Served,
-  Effect.map(startServe(["--model", model.path, "--port", "0", "--threads", "1", "--ctx", "512", "--no-tools"]), ({ url }) => ({ url }))
-)
+
+/** A server on the model with a small context and `toolFlags` for its own tools, for a whole block of tests. */
+const servedWith = (...toolFlags: ReadonlyArray<string>) =>
+  Layer.merge(
+    Layer.scoped(
+      Served,
+      Effect.map(startServe(["--model", model.path, "--port", "0", "--threads", "1", "--ctx", "512", ...toolFlags]), ({ url }) => ({ url }))
+    ),
+    NodeHttpClient.layerUndici
+  )
 
 const weather: ChatCompletionFunctionTool = {
   type: "function",
@@ -108,7 +114,8 @@ const forcedChoices: ReadonlyArray<readonly [string, ChatCompletionToolChoiceOpt
   ["a named function", { type: "function", function: { name: "get_weather" } }]
 ]
 
-layer(Layer.merge(ServedLive, NodeHttpClient.layerUndici), { timeout: 120_000, excludeTestServices: true })(
+// The server as the reproduction ran it: no server-side tools; the request brings its own.
+layer(servedWith("--no-tools"), { timeout: 120_000, excludeTestServices: true })(
   `a forced tool call cut short by max_tokens (easyai serve on ${model.name})`,
   (it) => {
     for (const [label, choice] of forcedChoices) {
@@ -188,6 +195,28 @@ layer(Layer.merge(ServedLive, NodeHttpClient.layerUndici), { timeout: 120_000, e
         expect(sent()).toBe(1)
         expect(requests).toBe(1)
         expect(errors).toBe(1)
+      }))
+  }
+)
+
+// The server's own tools through the agent loop: `tool_choice` forces the first turn's call.
+layer(servedWith("--tools", "datetime"), { timeout: 120_000, excludeTestServices: true })(
+  `a forced call to the server's own tool cut short by max_tokens (easyai serve on ${model.name})`,
+  (it) => {
+    it.effect("not streamed: 200 with finish_reason length, no tool run, sent once", () =>
+      Effect.gen(function*() {
+        const { url } = yield* Served
+        const { client, sent } = sdk(url)
+        const toolCalls = yield* counter(url, "easyai_tool_calls_total")
+        const { errors, requests, result } = yield* counted(
+          url,
+          attempt((signal) => client.chat.completions.create({ model: "", messages, tool_choice: "required", max_tokens: 5 }, { signal }))
+        )
+        expect(result.choices[0]?.finish_reason).toBe("length")
+        expect(yield* counter(url, "easyai_tool_calls_total")).toBe(toolCalls)
+        expect(sent()).toBe(1)
+        expect(requests).toBe(1)
+        expect(errors).toBe(0)
       }))
   }
 )
