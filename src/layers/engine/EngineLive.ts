@@ -70,7 +70,7 @@ const make = (config: EngineConfig) =>
     const forcedGrammar = (tools: ReadonlyArray<ToolSpec>, budget: number) =>
       Effect.tryPromise({
         try: () => llama.createGrammarForJsonSchema<GbnfJsonSchema>(callSchema(tools, budget)),
-        // What the grammar builder refuses is the request's tool schema (a circular `$ref`, an object `const`).
+        // What the grammar builder refuses is the request's tool schema (nesting too deep, an object `const`).
         catch: (error) =>
           new ModelError({
             reason: "InvalidRequest",
