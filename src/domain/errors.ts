@@ -7,9 +7,13 @@
  */
 import { Schema } from "effect"
 
-/** A model turn could not be produced or read. */
+/**
+ * A model turn could not be produced or read. `InvalidRequest`: the request
+ * itself cannot be served (e.g. a forced tool its tools do not hold, a tool
+ * schema no grammar can be built from); sending it again will not help.
+ */
 export class ModelError extends Schema.TaggedError<ModelError>()("ModelError", {
-  reason: Schema.Literal("Transport", "RateLimited", "BadResponse", "Unavailable"),
+  reason: Schema.Literal("Transport", "RateLimited", "BadResponse", "Unavailable", "InvalidRequest"),
   detail: Schema.optional(Schema.String),
   cause: Schema.optional(Schema.Defect)
 }) {

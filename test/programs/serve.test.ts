@@ -5,9 +5,10 @@
 import { HttpClient, HttpClientRequest } from "@effect/platform"
 import { NodeHttpClient } from "@effect/platform-node"
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Queue, Stream } from "effect"
+import { Effect, Stream } from "effect"
 import { engineConfig, testModels } from "../support/models.js"
-import { runTs, startTs } from "../support/process.js"
+import { runTs } from "../support/process.js"
+import { startServe } from "../support/serveProcess.js"
 import { tempDir } from "../support/tempDir.js"
 import { writeFileSync } from "node:fs"
 import * as path from "node:path"
@@ -18,38 +19,7 @@ const modelPath = engineConfig(model).modelPath
 
 /** Starts `easyai serve` on a free port; its output lines are queued as they come. */
 const serve = (...extra: ReadonlyArray<string>) =>
-  Effect.gen(function*() {
-    const process = yield* startTs(
-      "src/programs/cli/main.ts",
-      "serve",
-      "--model",
-      modelPath,
-      "--port",
-      "0",
-      "--threads",
-      "1",
-      "--ctx",
-      "2048",
-      "--no-tools",
-      ...extra
-    )
-    const output = yield* Queue.unbounded<string>()
-    yield* Stream.merge(process.stdout, process.stderr).pipe(
-      Stream.decodeText(),
-      Stream.splitLines,
-      Stream.runForEach((line) => Queue.offer(output, line)),
-      Effect.forkScoped
-    )
-    /** The next output line matching `pattern`. */
-    const lineMatching = (pattern: RegExp) =>
-      Queue.take(output).pipe(
-        Effect.repeat({ until: (line) => pattern.test(line) }),
-        Effect.timeoutFail({ duration: "60 seconds", onTimeout: () => new Error(`no output line matched ${pattern}`) })
-      )
-    const banner = yield* lineMatching(/^easyai serve · http:\/\//)
-    const url = banner.slice(banner.indexOf("http://"))
-    return { process, url, lineMatching }
-  })
+  startServe(["--model", modelPath, "--port", "0", "--threads", "1", "--ctx", "2048", "--no-tools", ...extra])
 
 const get = (url: string) =>
   Effect.scoped(Effect.gen(function*() {

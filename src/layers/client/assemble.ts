@@ -9,6 +9,7 @@
  */
 import { Either } from "effect"
 import { type ChatModelError, ModelError } from "../../domain/errors.js"
+import { parseJson } from "../../domain/json.js"
 import {
   type FinishReason,
   Finished,
@@ -44,15 +45,24 @@ const usageEvent = (usage: WireUsage | null | undefined, timings: Timings | null
   })
 }
 
+/** A turn the token limit cut is `length`, whatever calls it holds: the server said so. */
 const finishReason = (wire: string | undefined, calledTools: boolean): FinishReason =>
-  calledTools ? "tool_calls" : wire === "length" ? "length" : "stop"
+  wire === "length" ? "length" : calledTools ? "tool_calls" : "stop"
 
+/**
+ * The turn's calls in index order. In a turn the token limit cut (`wire`
+ * is `length`), a call whose arguments are not whole JSON was cut too:
+ * OpenAI sends it as far as it got, and it is dropped here — arguments that
+ * do not parse are not a call to run.
+ */
 const callsOrError = (
   pending: ReadonlyArray<readonly [number, Pending]>,
-  newId: () => string
+  newId: () => string,
+  wire: string | undefined
 ): Either.Either<ReadonlyArray<ToolCall>, ModelError> => {
   const calls: Array<ToolCall> = []
   for (const [index, call] of [...pending].sort(([a], [b]) => a - b)) {
+    if (wire === "length" && (call.name === "" || Either.isLeft(parseJson(call.arguments)))) continue
     if (call.name === "") {
       return Either.left(
         new ModelError({ reason: "BadResponse", detail: `the server sent a tool call (index ${index}) without a name` })
@@ -134,7 +144,7 @@ export class TurnAssembler {
         new ModelError({ reason: "Transport", detail: "the response ended before the turn finished (no finish reason, no [DONE])" })
       )
     }
-    return Either.map(callsOrError([...this.calls], this.newId), (calls) => {
+    return Either.map(callsOrError([...this.calls], this.newId, this.wireFinish), (calls) => {
       const usage = usageEvent(this.usage, this.timings)
       return [
         ...calls.map((call) => new ToolCallRequested({ call })),
@@ -164,7 +174,7 @@ export const completionEvents = (
   const pending = (message?.tool_calls ?? []).map((call, index) =>
     [index, { id: call.id ?? undefined, name: call.function.name, arguments: argumentsText(call.function.arguments) }] as const
   )
-  return Either.map(callsOrError(pending, newId), (calls) => {
+  return Either.map(callsOrError(pending, newId, choice.finish_reason ?? undefined), (calls) => {
     const usage = usageEvent(completion.usage, completion.timings)
     return [
       ...events,

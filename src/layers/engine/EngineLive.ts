@@ -21,30 +21,11 @@ import { defaultPreset, Penalties, presets } from "../../domain/Sampling.js"
 import type { ToolSpec } from "../../domain/ToolCall.js"
 import type { ChatRequest } from "../../services/ChatModel.js"
 import { Engine, type Service } from "../../services/Engine.js"
-import { generate, type Mode } from "./generate.js"
-import { toGbnfSchema } from "./gbnfSchema.js"
+import { callSchema, forcedTools } from "./forcedCall.js"
+import { generate, type Mode, tokenBudget } from "./generate.js"
 import { toChatHistory, toFunctions } from "./history.js"
 import { load } from "./load.js"
 import * as SequencePool from "./sequencePool.js"
-
-/** The grammar schema of "one call to one of these tools". */
-const callSchema = (tools: ReadonlyArray<ToolSpec>): GbnfJsonSchema => {
-  const one = (tool: ToolSpec): GbnfJsonSchema => ({
-    type: "object",
-    properties: { name: { const: tool.name }, arguments: toGbnfSchema(tool.parameters) }
-  })
-  return tools.length === 1 && tools[0] !== undefined ? one(tools[0]) : { oneOf: tools.map(one) }
-}
-
-/** The tools a forced call may pick from, or an error when the request names one it does not offer. */
-const forcedTools = (request: ChatRequest): ReadonlyArray<ToolSpec> | ModelError => {
-  const choice = request.toolChoice
-  if (typeof choice !== "object") return request.tools
-  const named = request.tools.filter((tool) => tool.name === choice.name)
-  return named.length > 0
-    ? named
-    : new ModelError({ reason: "BadResponse", detail: `toolChoice names "${choice.name}", which is not among the request's tools` })
-}
 
 const make = (config: EngineConfig) =>
   Effect.gen(function*() {
@@ -85,34 +66,40 @@ const make = (config: EngineConfig) =>
           ...(functions === undefined ? {} : { availableFunctions: functions, documentFunctionParams: true })
         }).contextText.tokenize(model.tokenizer)
 
-    const forcedGrammar = (tools: ReadonlyArray<ToolSpec>) =>
+    /** The grammar of one call to one of `tools`, its strings bounded to fit `budget` tokens. */
+    const forcedGrammar = (tools: ReadonlyArray<ToolSpec>, budget: number) =>
       Effect.tryPromise({
-        try: () => llama.createGrammarForJsonSchema<GbnfJsonSchema>(callSchema(tools)),
+        try: () => llama.createGrammarForJsonSchema<GbnfJsonSchema>(callSchema(tools, budget)),
+        // What the grammar builder refuses is the request's tool schema (nesting too deep, an object `const`).
         catch: (error) =>
           new ModelError({
-            reason: "BadResponse",
-            detail: `cannot build the tool-call grammar: ${error instanceof Error ? error.message : String(error)}`
+            reason: "InvalidRequest",
+            detail: `cannot build the tool-call grammar from the tools' schemas: ${error instanceof Error ? error.message : String(error)}`
           })
       })
 
     const stream = (request: ChatRequest) =>
       Stream.unwrapScoped(Effect.gen(function*() {
         const history = toChatHistory(request.messages)
-        const forced = request.toolChoice === "required" || typeof request.toolChoice === "object"
-        let mode: Mode
-        if (forced && request.tools.length > 0) {
-          const tools = forcedTools(request)
-          if (tools instanceof ModelError) return yield* tools
-          mode = { _tag: "Forced", grammar: yield* forcedGrammar(tools) }
-        } else {
-          const offered = request.toolChoice === "none" || request.tools.length === 0
-            ? undefined
-            : toFunctions(request.tools)
-          mode = { _tag: "Free", functions: offered }
-        }
-        const tokens = promptTokens(history, mode._tag === "Free" ? mode.functions : undefined)
+        const forced = (request.toolChoice === "required" || typeof request.toolChoice === "object") && request.tools.length > 0
+        const offered = forced || request.toolChoice === "none" || request.tools.length === 0
+          ? undefined
+          : toFunctions(request.tools)
+        const tokens = promptTokens(history, offered)
         if (overflow === "fail" && tokens.length + 1 >= contextSize) {
           return yield* new ContextOverflow({ promptTokens: tokens.length, contextSize })
+        }
+        let mode: Mode = { _tag: "Free", functions: offered }
+        if (forced) {
+          const tools = forcedTools(request)
+          if (tools instanceof ModelError) return yield* tools
+          const budget = tokenBudget({
+            overflow,
+            contextSize,
+            promptTokens: tokens.length,
+            ...(request.maxTokens === undefined ? {} : { maxTokens: request.maxTokens })
+          }) ?? contextSize
+          mode = { _tag: "Forced", grammar: yield* forcedGrammar(tools, budget) }
         }
         const slot = yield* pool.acquire(tokens)
         // The last prompt token is always evaluated again: sampling needs its logits.

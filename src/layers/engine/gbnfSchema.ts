@@ -9,11 +9,11 @@
  * @module
  */
 import type { GbnfJsonSchema } from "node-llama-cpp"
+import { isObject } from "../../domain/json.js"
 import type { JsonSchema } from "../../domain/ToolCall.js"
 
-type Json = { readonly [key: string]: unknown }
-
-const isObject = (value: unknown): value is Json => typeof value === "object" && value !== null && !Array.isArray(value)
+/** A JSON Schema node as plain data. */
+export type Json = { readonly [key: string]: unknown }
 
 /** Keywords copied as they are. */
 const passThrough = [
@@ -58,6 +58,12 @@ const reduce = (schema: Json): Json => {
   return usable ? out : { ...out, ...anyValue }
 }
 
+/** A tool's parameter schema reduced to the grammar subset, still as plain data (to be reshaped further). */
+export const reduceSchema = (schema: JsonSchema): Json => reduce(schema)
+
+/** A reduced schema as node-llama-cpp's type. */
+export const asGbnfSchema = (schema: Json): GbnfJsonSchema =>
+  schema as GbnfJsonSchema // boundary: node-llama-cpp validates the schema when it builds the grammar
+
 /** The grammar-ready form of a tool's parameter schema. */
-export const toGbnfSchema = (schema: JsonSchema): GbnfJsonSchema =>
-  reduce(schema) as GbnfJsonSchema // boundary: node-llama-cpp validates the schema when it builds the grammar
+export const toGbnfSchema = (schema: JsonSchema): GbnfJsonSchema => asGbnfSchema(reduce(schema))

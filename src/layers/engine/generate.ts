@@ -8,7 +8,7 @@
  *
  * @module
  */
-import { Effect, Queue, Schedule, type Scope, Stream, Take } from "effect"
+import { Effect, Either, Queue, Schedule, type Scope, Stream, Take } from "effect"
 import type {
   ChatHistoryItem,
   ChatModelFunctions,
@@ -32,6 +32,7 @@ import {
 import type { Penalties, SamplingParams } from "../../domain/Sampling.js"
 import { newToolCallId, ToolCall } from "../../domain/ToolCall.js"
 import { DeltaBatcher } from "./deltaBatcher.js"
+import { readForcedCall } from "./forcedCall.js"
 import { MarkupScanner, type Piece } from "./markup.js"
 import type { Slot } from "./sequencePool.js"
 
@@ -58,17 +59,29 @@ export interface Generation {
   readonly seed?: number
 }
 
+/** What the token budget of a generation depends on. */
+export interface BudgetInputs {
+  readonly overflow: OverflowStrategy
+  readonly contextSize: number
+  readonly promptTokens: number
+  readonly maxTokens?: number
+}
+
 /**
- * The generation budget. Under the `fail` strategy it never runs past the
- * context window — the turn ends with finish reason `length` — because
- * letting node-llama-cpp shift the context would drop history silently.
+ * The generation budget in tokens, `undefined` when there is none. Under the
+ * `fail` strategy it never runs past the context window — the turn ends with
+ * finish reason `length` — because letting node-llama-cpp shift the context
+ * would drop history silently.
  */
+export const tokenBudget = (inputs: BudgetInputs): number | undefined => {
+  if (inputs.overflow === "truncate") return inputs.maxTokens
+  const room = Math.max(1, inputs.contextSize - inputs.promptTokens - 1)
+  return Math.min(inputs.maxTokens ?? room, room)
+}
+
 const maxTokens = (generation: Generation): { readonly maxTokens?: number } => {
-  if (generation.overflow === "truncate") {
-    return generation.maxTokens === undefined ? {} : { maxTokens: generation.maxTokens }
-  }
-  const room = Math.max(1, generation.contextSize - generation.promptTokens - 1)
-  return { maxTokens: Math.min(generation.maxTokens ?? room, room) }
+  const budget = tokenBudget(generation)
+  return budget === undefined ? {} : { maxTokens: budget }
 }
 
 const repeatPenalty = (penalties: Penalties): LLamaContextualRepeatPenalty | false =>
@@ -83,29 +96,16 @@ const repeatPenalty = (penalties: Penalties): LLamaContextualRepeatPenalty | fal
 const finishReason = (stopReason: LlamaChatResponse["metadata"]["stopReason"], calledTools: boolean): FinishReason =>
   calledTools ? "tool_calls" : stopReason === "maxTokens" ? "length" : "stop"
 
+/** Whether the generation stopped before the grammar was done: its budget ran out, or a stop sequence came. */
+const cutShort = (stopReason: LlamaChatResponse["metadata"]["stopReason"]): boolean =>
+  stopReason === "maxTokens" || stopReason === "customStopTrigger"
+
 const failure = (error: unknown, generation: Generation): ChatModelError => {
   const text = error instanceof Error ? error.message : String(error)
   // node-llama-cpp's own context shift gives up when even the system prompt does not fit.
   return text.includes("fits the context size")
     ? new ContextOverflow({ promptTokens: generation.promptTokens, contextSize: generation.contextSize })
     : new ModelError({ reason: "BadResponse", detail: `local generation failed: ${text}`, cause: error })
-}
-
-/** Parses the grammar-forced output into a tool call. */
-const forcedCall = (grammar: LlamaJsonSchemaGrammar<GbnfJsonSchema>, text: string): ToolCall | ModelError => {
-  try {
-    const parsed: unknown = grammar.parse(text)
-    if (typeof parsed === "object" && parsed !== null && "name" in parsed && typeof parsed.name === "string") {
-      const args = "arguments" in parsed ? parsed.arguments : {}
-      return new ToolCall({ id: newToolCallId(), name: parsed.name, arguments: JSON.stringify(args ?? {}) })
-    }
-    return new ModelError({ reason: "BadResponse", detail: `the forced tool call has no name: ${text}` })
-  } catch (error) {
-    return new ModelError({
-      reason: "BadResponse",
-      detail: `the forced tool call is incomplete (raise maxTokens?): ${error instanceof Error ? error.message : ""}`
-    })
-  }
 }
 
 /**
@@ -159,9 +159,20 @@ class TurnSink {
     const { generation } = this
     let calls: ReadonlyArray<ToolCall>
     if (generation.mode._tag === "Forced") {
-      const call = forcedCall(generation.mode.grammar, result.response)
-      if (call instanceof ModelError) return this.fail(call)
-      calls = [call]
+      const read = readForcedCall(generation.mode.grammar, result.response)
+      if (Either.isRight(read)) calls = [read.right]
+      else if (cutShort(result.metadata.stopReason)) {
+        // A call the budget (or a stop sequence) cut short is dropped, and the finish reason
+        // (`length`, `stop`) says why there is none. OpenAI answers the same cut with `length`
+        // and the partial arguments; a client that does not check the finish reason would then
+        // run a call with broken JSON, so the partial call is omitted. Refusing such a request up
+        // front (400) was the other option, but what fits depends on the tokenizer and on what the
+        // model writes: a budget is a limit to honour, not a promise to check.
+        calls = []
+      } else {
+        // The grammar finished, yet its output is not a call: a defect, not the model's choice.
+        return this.fail(new ModelError({ reason: "BadResponse", detail: `the forced tool call does not match its schema: ${read.left}` }))
+      }
     } else {
       this.pieces(this.scanner.end())
       const native = (result.functionCalls ?? []).map((call) =>

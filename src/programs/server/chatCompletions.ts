@@ -66,14 +66,19 @@ export const apiErrorOf = (error: ChatModelError): ApiError => {
       extra: { n_prompt_tokens: error.promptTokens, n_ctx: error.contextSize }
     })
   }
-  return error.reason === "RateLimited"
-    ? new ApiError({ status: 429, type: "rate_limit_error", detail: error.message })
-    : new ApiError({ status: 500, type: "server_error", detail: `the model failed: ${error.message}` })
+  switch (error.reason) {
+    case "RateLimited":
+      return new ApiError({ status: 429, type: "rate_limit_error", detail: error.message })
+    case "InvalidRequest":
+      return badRequest(error.detail ?? error.message, "tools")
+    default:
+      return new ApiError({ status: 500, type: "server_error", detail: `the model failed: ${error.message}` })
+  }
 }
 
-/** A model failure, logged for the operator (a context overflow is the client's to fix, and is not). */
+/** A model failure, logged for the operator (a context overflow or a bad request is the client's to fix, and is not). */
 const reported = (error: ChatModelError): Effect.Effect<ApiError> =>
-  error._tag === "ContextOverflow"
+  error._tag === "ContextOverflow" || error.reason === "InvalidRequest"
     ? Effect.succeed(apiErrorOf(error))
     : Effect.as(Effect.logWarning(`generation failed: ${error.message}`), apiErrorOf(error))
 

@@ -42,7 +42,7 @@ import * as path from "node:path"
 import { type ClientConfig, clientConfig, endpoints } from "../../../src/domain/ClientConfig.js"
 import type { ChatModelError } from "../../../src/domain/errors.js"
 import type { ModelEvent } from "../../../src/domain/ModelEvent.js"
-import { TurnAssembler } from "../../../src/layers/client/assemble.js"
+import { completionEvents, TurnAssembler } from "../../../src/layers/client/assemble.js"
 import * as ClientLive from "../../../src/layers/client/ClientLive.js"
 import { backoff } from "../../../src/layers/client/retry.js"
 import { requestBody } from "../../../src/layers/client/wire.js"
@@ -682,6 +682,24 @@ describe("TurnAssembler", () => {
     const assembler = new TurnAssembler()
     const events = assembler.push({ choices: [], prompt_progress: { processed: 512, total: 2048 } })
     expect(Either.getOrThrow(events)).toEqual([new PromptProgress({ processed: 512, total: 2048 })])
+  })
+
+  it("a turn cut by the token limit is length, its call with unfinished arguments dropped, a whole one kept", () => {
+    const assembler = new TurnAssembler()
+    assembler.push({ choices: [{ delta: { tool_calls: [{ index: 0, id: "a", function: { name: "first", arguments: "{\"x\":1}" } }] } }] })
+    assembler.push({ choices: [{ delta: { tool_calls: [{ index: 1, id: "b", function: { name: "second", arguments: "{\"city\":\"Par" } }] } }] })
+    assembler.push({ choices: [{ delta: {}, finish_reason: "length" }] })
+    const events = Either.getOrThrow(assembler.finish(true))
+    expect(events.map((event) => (event._tag === "ToolCallRequested" ? event.call.name : event._tag))).toEqual(["first", "Finished"])
+    expect(events.at(-1)).toMatchObject({ reason: "length" })
+    const whole = Either.getOrThrow(completionEvents({
+      choices: [{
+        message: { content: null, tool_calls: [{ id: "c", function: { name: "get_weather", arguments: "{\"city\":\"Par" } }] },
+        finish_reason: "length"
+      }]
+    }))
+    expect(whole.map((event) => event._tag)).toEqual(["Finished"])
+    expect(whole.at(-1)).toMatchObject({ reason: "length" })
   })
 
   it("a tool call without a name is a BadResponse", () => {

@@ -141,7 +141,7 @@ for (const model of testModels) {
       it.effect("rejects a named tool the request does not offer", () =>
         Effect.gen(function*() {
           const error = yield* Effect.flip(collect(question("x", { tools: [pick.spec], toolChoice: { name: "nope" } })))
-          expect(error._tag).toBe("ModelError")
+          expect(error).toMatchObject({ _tag: "ModelError", reason: "InvalidRequest" })
           expect(error.message).toContain(`toolChoice names "nope"`)
         }))
 
