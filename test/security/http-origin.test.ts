@@ -25,7 +25,7 @@ const mcpInit = JSON.stringify({
 const mcpHeaders = { "content-type": "application/json", accept: "application/json, text/event-stream" }
 
 describe("CORS: no cross-origin access unless the operator names the origin", () => {
-  it.scoped("easyai serve, defaults: a foreign page reads nothing and cannot POST; the server's own page can", () =>
+  it.scopedLive("easyai serve, defaults: a foreign page reads nothing and cannot POST; the server's own page can", () =>
     Effect.gen(function*() {
       const { banner, port, url } = yield* startServe("--no-tools")
       expect(banner.join("\n")).toContain("cors none")
@@ -63,7 +63,7 @@ describe("CORS: no cross-origin access unless the operator names the origin", ()
       expect(own.status, own.text).toBe(200)
     }), { timeout: 120_000 })
 
-  it.scoped("easyai serve --cors https://a.example admits exactly that origin", () =>
+  it.scopedLive("easyai serve --cors https://a.example admits exactly that origin", () =>
     Effect.gen(function*() {
       const { banner, port } = yield* startServe("--no-tools", "--cors", "https://a.example")
       expect(banner.join("\n")).toContain("cors https://a.example")
@@ -82,7 +82,7 @@ describe("CORS: no cross-origin access unless the operator names the origin", ()
       expect(other.status).toBe(403)
     }), { timeout: 120_000 })
 
-  it.scoped("easyai mcp, defaults: a foreign page cannot open a session or read replies; --cors names one that can", () =>
+  it.scopedLive("easyai mcp, defaults: a foreign page cannot open a session or read replies; --cors names one that can", () =>
     Effect.gen(function*() {
       const closed = yield* startMcp()
       expect(closed.banner[1]).toContain("cors none")
@@ -108,7 +108,7 @@ describe("CORS: no cross-origin access unless the operator names the origin", ()
 describe("DNS rebinding: only the names a server is known by are answered, on every route", () => {
   const rebound = (port: number) => `evil.example:${port}`
 
-  it.scoped("easyai serve refuses a foreign Host (421) on /, /health, /v1/models, /props, /metrics, /mcp and unknown paths", () =>
+  it.scopedLive("easyai serve refuses a foreign Host (421) on /, /health, /v1/models, /props, /metrics, /mcp and unknown paths", () =>
     Effect.gen(function*() {
       const { port } = yield* startServe("--no-tools")
       const routes: ReadonlyArray<readonly [string, string]> = [
@@ -144,7 +144,7 @@ describe("DNS rebinding: only the names a server is known by are answered, on ev
       expect(statusOf(yield* exchange(port, "GET /health HTTP/1.0\r\n\r\n"))).toBe(421)
     }), { timeout: 120_000 })
 
-  it.scoped("easyai serve --allowed-hosts evil.example admits that name", () =>
+  it.scopedLive("easyai serve --allowed-hosts evil.example admits that name", () =>
     Effect.gen(function*() {
       const { port } = yield* startServe("--no-tools", "--allowed-hosts", "evil.example")
       expect((yield* send({ port, path: "/health", headers: { host: rebound(port) } })).status).toBe(200)
@@ -152,7 +152,7 @@ describe("DNS rebinding: only the names a server is known by are answered, on ev
       expect((yield* send({ port, path: "/health", headers: { host: "other.example" } })).status).toBe(421)
     }), { timeout: 120_000 })
 
-  it.scoped("easyai mcp refuses a foreign Host on /mcp and /health; --allowed-hosts admits it", () =>
+  it.scopedLive("easyai mcp refuses a foreign Host on /mcp and /health; --allowed-hosts admits it", () =>
     Effect.gen(function*() {
       const closed = yield* startMcp()
       const call = yield* send({
@@ -192,7 +192,7 @@ describe("the API key: only ASCII spaces and tabs around it", () => {
     expect(bearerMatches(" \tbearer\tsekret", key)).toBe(true)
   })
 
-  it.scoped("easyai serve --api-key refuses the key padded with Unicode spaces, sent as latin-1 or UTF-8 bytes", () =>
+  it.scopedLive("easyai serve --api-key refuses the key padded with Unicode spaces, sent as latin-1 or UTF-8 bytes", () =>
     Effect.gen(function*() {
       const { port } = yield* startServe("--no-tools", "--api-key", "sekret")
       const withAuthorization = (value: Buffer) =>
