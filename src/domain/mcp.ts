@@ -24,7 +24,9 @@ export const JsonRpcErrorCode = {
   InvalidRequest: -32600,
   MethodNotFound: -32601,
   InvalidParams: -32602,
-  InternalError: -32603
+  InternalError: -32603,
+  /** Implementation-defined (JSON-RPC reserves -32000 to -32099 for servers): too many requests run already. */
+  ServerBusy: -32000
 } as const
 
 /** A request or notification id: a string or a number (`null` only in error replies to unreadable requests). */

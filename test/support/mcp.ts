@@ -6,7 +6,7 @@
 import { HttpClient, HttpClientRequest, HttpServer } from "@effect/platform"
 import { NodeHttpClient } from "@effect/platform-node"
 import { Context, Effect, Layer } from "effect"
-import { McpServerApp, ScriptedChatModel, ServerLive, SessionStack, type Tool } from "easyai"
+import { type ListenOptions, McpServerApp, ScriptedChatModel, ServerLive, SessionStack, type Tool } from "easyai"
 import type { Reply } from "./server.js"
 
 /** The protocol versions the server speaks, newest first (as the spec names them). */
@@ -70,12 +70,13 @@ export const baseUrlOf = (server: HttpServer.HttpServer): string =>
 /**
  * The standalone MCP app (`McpServerApp.make(options)`) on port 0 over a
  * registry of `tools`, served by the real listener for the life of the
- * scope. Needs the `ToolRegistry` in context (see {@link toolsLayer}).
+ * scope, `listen` over the test defaults (port 0, 1 s grace). Needs the
+ * `ToolRegistry` in context (see {@link toolsLayer}).
  */
-export const serveStandalone = (options: McpServerApp.McpServerOptions = {}) =>
+export const serveStandalone = (options: McpServerApp.McpServerOptions = {}, listen: ListenOptions = {}) =>
   Effect.gen(function*() {
     const served = yield* McpServerApp.make(options)
-    const server = yield* ServerLive.serve(served, { port: 0, graceSeconds: 1 })
+    const server = yield* ServerLive.serve(served, { port: 0, graceSeconds: 1, ...listen })
     const base = baseUrlOf(server)
     return { base, url: `${base}/mcp` }
   })
@@ -84,8 +85,8 @@ export const serveStandalone = (options: McpServerApp.McpServerOptions = {}) =>
  * The standalone MCP server as a Layer: its endpoint, and an `HttpClient`
  * whose relative URLs go to it.
  */
-export const standalone = (options: McpServerApp.McpServerOptions = {}, tools: TestTools = {}) => {
-  const endpoint = Layer.scoped(McpEndpoint, serveStandalone(options)).pipe(Layer.provide(toolsLayer(tools)))
+export const standalone = (options: McpServerApp.McpServerOptions = {}, tools: TestTools = {}, listen: ListenOptions = {}) => {
+  const endpoint = Layer.scoped(McpEndpoint, serveStandalone(options, listen)).pipe(Layer.provide(toolsLayer(tools)))
   const client = Layer.effect(
     HttpClient.HttpClient,
     Effect.gen(function*() {

@@ -39,6 +39,8 @@ import { closestNames } from "../../domain/closestNames.js"
 import { isValidAlias } from "../../domain/mcp.js"
 import { PresetName } from "../../domain/Sampling.js"
 import { parseNetwork } from "../../layers/tools/web/addressPolicy.js"
+import { parseAllowedHosts } from "../server/hostPolicy.js"
+import { type CorsPolicy, parseCorsPolicy } from "../server/originPolicy.js"
 
 /** The file looked for in the working directory when none is named. */
 export const defaultFileName = "easyai.ini"
@@ -108,7 +110,7 @@ export interface EngineSettings {
   readonly splitMode?: "none" | "layer" | "row"
 }
 
-/** `[SERVER]`: `easyai serve`. Each field names its INI key. */
+/** `[SERVER]`: `easyai serve` (and, for `cors`, `allowed_hosts`, `body_timeout`, `max_client_connections`, `easyai mcp`). Each field names its INI key. */
 export interface ServerSettings {
   /** `host`: the address to listen on. */
   readonly host?: string
@@ -130,8 +132,14 @@ export interface ServerSettings {
   readonly grace?: number
   /** `max_body`: bytes, a whole number > 0. */
   readonly maxBody?: number
-  /** `cors`: `*`, `localhost` or a comma-separated list of origins, as `--cors` takes it. */
-  readonly cors?: string
+  /** `cors`: `*`, `localhost`, `none` or a comma-separated list of origins, as `--cors` takes it. */
+  readonly cors?: CorsPolicy
+  /** `allowed_hosts`: host names answered besides the listen address, as `--allowed-hosts` takes them. */
+  readonly allowedHosts?: ReadonlyArray<string>
+  /** `body_timeout`: seconds a whole request may take to arrive, a whole number > 0. */
+  readonly bodyTimeout?: number
+  /** `max_client_connections`: connections one client address may hold, a whole number > 0. */
+  readonly maxClientConnections?: number
   /** `inject`: append the date/time and memory preamble to system prompts. */
   readonly inject?: boolean
   /** `webui_title`: the web UI's title. */
@@ -301,6 +309,10 @@ const oneOf = <const L extends ReadonlyArray<string>>(literals: L): Decode<L[num
     (text) => Option.fromNullable(literals.find((literal) => literal.toLowerCase() === text.trim().toLowerCase()))
   )
 
+/** A value read by a program's own parser, which says what is wrong; repeated keys are one comma-separated list. */
+const parsedBy = <A>(parse: (text: string) => Either.Either<A, string>): Decode<A> => (value) =>
+  parse(typeof value === "string" ? value : value.join(","))
+
 const nonBlank = (text: string): Option.Option<string> => text.trim() === "" ? Option.none() : Option.some(text)
 
 const text: Decode<string> = single("a value", nonBlank)
@@ -390,7 +402,10 @@ const serverFields: Fields<ServerSettings> = {
   httpTimeout: field(wholeAtLeast(1), "http_timeout"),
   grace: field(wholeAtLeast(0), "grace"),
   maxBody: field(wholeAtLeast(1), "max_body"),
-  cors: field(text, "cors"),
+  cors: field(parsedBy(parseCorsPolicy), "cors"),
+  allowedHosts: field(parsedBy(parseAllowedHosts), "allowed_hosts"),
+  bodyTimeout: field(wholeAtLeast(1), "body_timeout"),
+  maxClientConnections: field(wholeAtLeast(1), "max_client_connections"),
   inject: field(boolean, "inject"),
   webuiTitle: field(text, "webui_title"),
   webuiPlaceholder: field(text, "webui_placeholder"),

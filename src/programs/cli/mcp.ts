@@ -20,18 +20,16 @@ import * as McpServerApp from "../mcp/McpServerApp.js"
 import * as StdioTransport from "../mcp/stdioTransport.js"
 import * as ServerLive from "../server/ServerLive.js"
 import { defaultGraceSeconds, defaultTimeoutSeconds } from "../server/ServerOptions.js"
+import { describeCorsPolicy, noCrossOrigin } from "../server/originPolicy.js"
 import * as Config from "./config.js"
+import * as GuardFlags from "./guardFlags.js"
+import { optionalField } from "./optionalField.js"
 import { reportFailure } from "./failure.js"
 import * as ToolFlags from "./toolFlags.js"
 import { mcpApiKey, parseMcpServer } from "./mcpServers.js"
 
 /** What `easyai mcp`'s flags parsed to. */
 export type Flags = Command.Command.ParseConfig<typeof mcpFlags>
-
-/** Whether any served tool reaches beyond answering: files, processes, memory, skills, other servers, allowed networks. */
-const hostTools = (flag: Flags) =>
-  Option.isSome(flag.sandbox) || Option.isSome(flag.externalTools) || Option.isSome(flag.memory) ||
-  Option.isSome(flag.skills) || flag.mcp.length > 0 || Option.isSome(flag.webAllow)
 
 /** The tools the flags ask for, registered as a chat agent's would be (no model behind them). */
 const toolsLayer = (flag: Flags, mcpKey: Option.Option<Redacted.Redacted<string>>) =>
@@ -62,26 +60,31 @@ const serveHttp = (flag: Flags) =>
   Effect.scoped(Effect.gen(function*() {
     const served = yield* McpServerApp.make({
       sessions: !flag.noSessions,
-      hostTools: hostTools(flag),
+      ...optionalField("cors", flag.cors),
       ...Option.match(flag.apiKey, { onNone: () => ({}), onSome: (key) => ({ apiKey: key }) })
     })
     const server: HttpServer.HttpServer = yield* ServerLive.serve(served, {
       host: flag.host,
       port: flag.port,
       timeoutSeconds: defaultTimeoutSeconds,
-      graceSeconds: defaultGraceSeconds
+      graceSeconds: defaultGraceSeconds,
+      ...GuardFlags.listenGuards(flag)
     })
     const address = server.address
     const url = address._tag === "TcpAddress" ? `http://${address.hostname}:${address.port}/mcp` : address.path
     const count = (yield* (yield* ToolRegistry).specs).length
-    yield* Console.log(`easyai mcp · ${url}\n  tools ${count} · auth ${Option.isSome(flag.apiKey) ? "on" : "off"} · sessions ${flag.noSessions ? "off" : "on"}`)
+    const cors = describeCorsPolicy(Option.getOrElse(flag.cors, () => noCrossOrigin))
+    yield* Console.log(
+      `easyai mcp · ${url}\n  tools ${count} · auth ${Option.isSome(flag.apiKey) ? "on" : "off"} · sessions ${flag.noSessions ? "off" : "on"} · cors ${cors}`
+    )
     return yield* Effect.never
   }))
 
 /** `easyai mcp`: serves until SIGINT/SIGTERM, or until stdin ends under --stdio. */
 export const mcp = (given: Flags) =>
   Effect.gen(function*() {
-    const flag = ToolFlags.withCliTools(given, (yield* Config.readSettings(given.config)).cli)
+    const settings = yield* Config.readSettings(given.config)
+    const flag = GuardFlags.withServerSettings(ToolFlags.withCliTools(given, settings.cli), settings.server)
     yield* ToolFlags.checkHostFlags(flag)
     const serve: Effect.Effect<void, ConfigurationError | HttpServerError.ServeError, ToolRegistry> = flag.stdio
       ? serveStdio

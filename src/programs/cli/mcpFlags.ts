@@ -6,6 +6,7 @@
  */
 import { Options } from "@effect/cli"
 import { defaultHost } from "../server/ServerOptions.js"
+import * as GuardFlags from "./guardFlags.js"
 import { mcpOption } from "./mcpServers.js"
 import { settingsFileOption } from "./optionalField.js"
 import * as ToolFlags from "./toolFlags.js"
@@ -51,6 +52,12 @@ export const mcpFlags = {
   toolsMode,
   tools: ToolFlags.tools,
   noSessions,
+  cors: GuardFlags.cors,
+  allowedHosts: GuardFlags.allowedHosts,
+  bodyTimeout: GuardFlags.bodyTimeout,
+  maxClientConnections: GuardFlags.maxClientConnections,
   mcp: mcpOption,
-  config: settingsFileOption("[cli] (sandbox, allow_bash, memory, skills, external_tools, web_allow, tools_mode, tools, mcp)")
+  config: settingsFileOption(
+    "[cli] (sandbox, allow_bash, memory, skills, external_tools, web_allow, tools_mode, tools, mcp), [SERVER] (cors, allowed_hosts, body_timeout, max_client_connections)"
+  )
 }

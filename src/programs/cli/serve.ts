@@ -10,7 +10,9 @@ import { Console, Effect, Option, type Redacted } from "effect"
 import { readFile } from "node:fs/promises"
 import { ConfigurationError } from "../../domain/errors.js"
 import { defaultGraceSeconds, defaultHost, defaultPort, defaultQueueLimit, defaultTimeoutSeconds } from "../server/ServerOptions.js"
+import { describeCorsPolicy } from "../server/originPolicy.js"
 import * as SettingsFile from "./config.js"
+import * as GuardFlags from "./guardFlags.js"
 import { basename, extname } from "node:path"
 import { isModelUri } from "../../layers/engine/resolveModel.js"
 import * as LocalChatModel from "../../layers/model/LocalChatModel.js"
@@ -20,11 +22,6 @@ import { envSecret, fill, nonBlank, optionalField } from "./optionalField.js"
 import * as ToolFlags from "./toolFlags.js"
 import { mcpApiKey, parseMcpServer } from "./mcpServers.js"
 import * as ServerLive from "../server/ServerLive.js"
-
-const corsPolicy = (text: string) => {
-  const trimmed = text.trim()
-  return trimmed === "*" || trimmed === "localhost" ? trimmed : trimmed.split(",").map((origin) => origin.trim()).filter((origin) => origin !== "")
-}
 
 /** What `easyai serve`'s flags parsed to. */
 export type Flags = Command.Command.ParseConfig<typeof serveFlags>
@@ -58,14 +55,15 @@ const serverLayer = (flag: Flags, mcpKey: Option.Option<Redacted.Redacted<string
       ...optionalField("apiKey", flag.apiKey),
       ...optionalField("preset", flag.preset),
       ...optionalField("system", Option.orElse(flag.system, () => Option.map(flag.systemFile, ([, text]) => text))),
-      ...optionalField("cors", Option.map(flag.cors, corsPolicy)),
+      ...optionalField("cors", flag.cors),
       ...optionalField("limits", Option.map(flag.maxBody, (maxBytes) => ({ maxBytes })))
     },
     listen: {
       host: Option.getOrElse(flag.host, () => defaultHost),
       port: Option.getOrElse(flag.port, () => defaultPort),
       timeoutSeconds: Option.getOrElse(flag.timeout, () => defaultTimeoutSeconds),
-      graceSeconds: Option.getOrElse(flag.grace, () => defaultGraceSeconds)
+      graceSeconds: Option.getOrElse(flag.grace, () => defaultGraceSeconds),
+      ...GuardFlags.listenGuards(flag)
     }
   })
 
@@ -74,11 +72,10 @@ const banner = (served: ServerApp.Service, address: HttpServer.Address): string 
   const url = address._tag === "TcpAddress" ? `http://${address.hostname}:${address.port}` : address.path
   const { summary } = served
   const context = summary.contextSize === undefined ? "" : `, ctx ${summary.contextSize}`
-  const cors = typeof summary.cors === "string" ? summary.cors : summary.cors.join(",")
   return [
     `easyai serve · ${url}`,
     `  model    ${summary.modelId} (${summary.backend}${context})`,
-    `  parallel ${summary.parallel} · tools ${summary.tools.length} · auth ${summary.auth ? "on" : "off"} · cors ${cors}`,
+    `  parallel ${summary.parallel} · tools ${summary.tools.length} · auth ${summary.auth ? "on" : "off"} · cors ${describeCorsPolicy(summary.cors)}`,
     `  chat     ${url}/ in a browser · API ${url}/v1`
   ].join("\n")
 }
@@ -99,7 +96,7 @@ const settled = (flag: Flags) =>
       ? flag.systemFile
       : Option.some([server.systemFile, yield* readSystemFile(server.systemFile)] as const)
     const settledFlags: Flags = {
-      ...flag,
+      ...GuardFlags.withServerSettings(flag, server),
       host: fill(flag.host, server.host),
       port: fill(flag.port, server.port),
       parallel: fill(flag.parallel, server.parallel),
@@ -110,7 +107,6 @@ const settled = (flag: Flags) =>
       alias: fill(flag.alias, server.alias),
       systemFile,
       maxBody: fill(flag.maxBody, server.maxBody),
-      cors: fill(flag.cors, server.cors),
       webAllow: fill(flag.webAllow, server.webAllow?.join(",")),
       noInject: flag.noInject || server.inject === false,
       webuiTitle: fill(flag.webuiTitle, server.webuiTitle),

@@ -7,6 +7,7 @@
 import { Options } from "@effect/cli"
 import { PresetName } from "../../domain/Sampling.js"
 import { defaultGraceSeconds, defaultHost, defaultPort, defaultQueueLimit, defaultTimeoutSeconds } from "../server/ServerOptions.js"
+import * as GuardFlags from "./guardFlags.js"
 import { mcpOption } from "./mcpServers.js"
 import { settingsFileOption } from "./optionalField.js"
 import * as ToolFlags from "./toolFlags.js"
@@ -73,10 +74,6 @@ const maxBody = Options.integer("max-body").pipe(
   Options.optional,
   Options.withDescription("The largest request body accepted, in bytes (default 8 MiB).")
 )
-const cors = Options.text("cors").pipe(
-  Options.optional,
-  Options.withDescription("Browser origins admitted: *, localhost, or a comma-separated list (default: * without host tools, localhost with them).")
-)
 const noInject = Options.boolean("no-inject").pipe(
   Options.withDescription("Do not append the date/time and memory preamble to system prompts (X-Easyai-Inject: on still forces it).")
 )
@@ -112,7 +109,10 @@ export const serveFlags = {
   timeout,
   grace,
   maxBody,
-  cors,
+  cors: GuardFlags.cors,
+  allowedHosts: GuardFlags.allowedHosts,
+  bodyTimeout: GuardFlags.bodyTimeout,
+  maxClientConnections: GuardFlags.maxClientConnections,
   noTools: ToolFlags.noTools,
   noInject,
   webuiTitle,

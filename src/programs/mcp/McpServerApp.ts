@@ -11,7 +11,8 @@ import { Effect, type Redacted } from "effect"
 import { ToolRegistry } from "../../services/ToolRegistry.js"
 import * as Admission from "../server/admission.js"
 import { internal, notFound, toResponse } from "../server/ApiError.js"
-import { cors, type CorsPolicy, defaultCorsPolicy, refuseForeignOrigins, requireApiKey } from "../server/security.js"
+import { type CorsPolicy, noCrossOrigin } from "../server/originPolicy.js"
+import { cors, refuseForeignOrigins, requireApiKey } from "../server/security.js"
 import * as Dispatcher from "./dispatcher.js"
 import * as HttpTransport from "./httpTransport.js"
 
@@ -19,10 +20,10 @@ import * as HttpTransport from "./httpTransport.js"
 export interface McpServerOptions extends Dispatcher.DispatcherOptions, HttpTransport.HttpTransportOptions {
   /** When set, `/mcp` needs `Authorization: Bearer <key>`. */
   readonly apiKey?: Redacted.Redacted<string>
-  /** Browser origins admitted. Default: `localhost` when `hostTools`, else `*`. */
+  /** Browser origins admitted cross-origin. Default: none. */
   readonly cors?: CorsPolicy
-  /** Whether the served tools touch the host (files, shell, evaluate, external tools). */
-  readonly hostTools?: boolean
+  /** Requests that run at once; more are answered 503. Default `maxConcurrentRequests` (16), as on stdio. */
+  readonly maxConcurrent?: number
 }
 
 /** The `/mcp` routes: POST, DELETE and GET over one transport. */
@@ -34,25 +35,21 @@ export const routes = (transport: HttpTransport.HttpTransport) =>
   )
 
 /**
- * The transport over the registry in context, with requests counted in
- * flight (no limit) so a graceful stop can wait for them.
+ * The transport over the registry in context, behind a gate that runs at
+ * most `maxConcurrent` requests and refuses the rest (no queue), and whose
+ * load lets a graceful stop wait for them.
  */
 export const makeTransport = (options: McpServerOptions = {}) =>
   Effect.gen(function*() {
     const registry = yield* ToolRegistry
-    const admission = yield* Admission.inFlight
-    const dispatcher = Dispatcher.make(registry, options)
-    const counted: Dispatcher.Dispatcher = {
-      handle: (incoming) =>
-        incoming._tag === "Request" ? admission.track(dispatcher.handle(incoming)) : dispatcher.handle(incoming)
-    }
-    return { transport: HttpTransport.make(counted, options), dispatcher: counted, admission }
+    const admission = yield* Admission.make(Math.max(1, options.maxConcurrent ?? Dispatcher.maxConcurrentRequests), 0)
+    return { transport: HttpTransport.make(Dispatcher.make(registry, options), admission, options), admission }
   })
 
 /** The standalone app: `/mcp` and `/health`, behind the key and CORS policy. */
 export const make = (
   options: McpServerOptions = {}
-): Effect.Effect<{ readonly app: HttpApp.Default; readonly admission: Admission.InFlight }, never, ToolRegistry> =>
+): Effect.Effect<{ readonly app: HttpApp.Default; readonly admission: Admission.Admission }, never, ToolRegistry> =>
   Effect.gen(function*() {
     const registry = yield* ToolRegistry
     const { admission, transport } = yield* makeTransport(options)
@@ -67,7 +64,7 @@ export const make = (
     })
     const guarded = options.apiKey === undefined ? routes(transport) : HttpRouter.use(routes(transport), requireApiKey(options.apiKey))
     const router = HttpRouter.concat(HttpRouter.empty.pipe(HttpRouter.get("/health", health)), guarded)
-    const policy = options.cors ?? defaultCorsPolicy(options.hostTools ?? false)
+    const policy = options.cors ?? noCrossOrigin
     const routed: Effect.Effect<HttpServerResponse.HttpServerResponse, never, HttpServerRequest.HttpServerRequest> = router.pipe(
       Effect.catchTag("RouteNotFound", () => Effect.succeed(toResponse(notFound("no such route: this server answers /mcp and /health")))),
       Effect.catchAllDefect((defect) =>

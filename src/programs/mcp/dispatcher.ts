@@ -38,6 +38,12 @@ import { newToolCallId, ToolCall, ToolResult, type ToolSpec } from "../../domain
 import type { ToolRegistry } from "../../services/ToolRegistry.js"
 import { version } from "../version.js"
 
+/**
+ * How many requests one server runs at once, on every transport: stdio
+ * reads no further line while this many run; HTTP answers 503 past it.
+ */
+export const maxConcurrentRequests = 16
+
 /** How the dispatcher serves the registry. */
 export interface DispatcherOptions {
   /**

@@ -12,6 +12,7 @@
  * | POST, not `application/json` | 415 |
  * | POST, not JSON / not JSON-RPC / a batch | 400 with a JSON-RPC error (`-32700` / `-32600`) |
  * | POST, body over the limit | 413 |
+ * | POST, a request while the most requests already run | 503 with `Retry-After` and a JSON-RPC error (`-32000`) |
  * | sessions on: `initialize` | a new `Mcp-Session-Id` header |
  * | sessions on: no `Mcp-Session-Id` after that | 400; an unknown one: 404 (the client starts again with `initialize`) |
  * | DELETE with the session's id | 200, the session ends |
@@ -22,8 +23,9 @@
 import { HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Effect, Either } from "effect"
 import { errorReply, isSupportedVersion, JsonRpcErrorCode, type JsonRpcResponse } from "../../domain/mcp.js"
+import type { Admission } from "../server/admission.js"
 import { readBodyText } from "../server/jsonBody.js"
-import { classifyText, type Dispatcher, negotiateVersion } from "./dispatcher.js"
+import { classifyText, type Dispatcher, type Incoming, negotiateVersion } from "./dispatcher.js"
 
 /** How the transport keeps sessions and bounds requests. */
 export interface HttpTransportOptions {
@@ -60,8 +62,12 @@ const isJson = (contentType: string | undefined): boolean => {
   return type === "application/json" || type.endsWith("+json")
 }
 
-/** The transport over `dispatcher`. */
-export const make = (dispatcher: Dispatcher, options: HttpTransportOptions = {}): HttpTransport => {
+/**
+ * The transport over `dispatcher`. Each request runs only once `gate`
+ * admits it; a full gate answers 503 at once (notifications run nothing
+ * and pass).
+ */
+export const make = (dispatcher: Dispatcher, gate: Pick<Admission, "enter">, options: HttpTransportOptions = {}): HttpTransport => {
   const useSessions = options.sessions ?? true
   const maxSessions = Math.max(1, options.maxSessions ?? 10_000)
   const maxBytes = options.maxBytes ?? 8 * 1024 * 1024
@@ -77,6 +83,10 @@ export const make = (dispatcher: Dispatcher, options: HttpTransportOptions = {})
     }
     return id
   }
+
+  /** The reply to `message`, or the refusal of a full gate. */
+  const admitted = (message: Incoming) =>
+    message._tag !== "Request" ? dispatcher.handle(message) : Effect.scoped(Effect.zipRight(gate.enter, dispatcher.handle(message)))
 
   const post = Effect.gen(function*() {
     const request = yield* HttpServerRequest.HttpServerRequest
@@ -99,7 +109,17 @@ export const make = (dispatcher: Dispatcher, options: HttpTransportOptions = {})
       if (session === undefined) return refuse(400, "Bad Request: missing Mcp-Session-Id; start with initialize")
       if (!sessions.has(session)) return refuse(404, "Not Found: unknown or expired session; start again with initialize")
     }
-    const answer = yield* dispatcher.handle(message)
+    const outcome = yield* Effect.either(admitted(message))
+    if (Either.isLeft(outcome)) {
+      const busy = outcome.left
+      const id = message._tag === "Request" ? message.id : null
+      return reply(
+        503,
+        errorReply(id, JsonRpcErrorCode.ServerBusy, "server busy: the most requests this server runs at once are running; retry after the Retry-After seconds"),
+        busy.retryAfter === undefined ? {} : { "retry-after": String(busy.retryAfter) }
+      )
+    }
+    const answer = outcome.right
     if (answer === undefined) return HttpServerResponse.empty({ status: 202 })
     if (useSessions && initializing && answer.error === undefined) {
       const session = openSession(message._tag === "Request" ? negotiateVersion(message.params) : "")

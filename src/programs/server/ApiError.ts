@@ -56,6 +56,18 @@ export const forbiddenOrigin = (origin: string): ApiError =>
     detail: `requests from the page at ${JSON.stringify(origin.slice(0, 200))} are not allowed by this server's CORS policy`
   })
 
+/** 421: the request names (in `Host`) a server this one is not; a page rebinding its own name to this machine gets this. */
+export const misdirectedHost = (host: string | undefined): ApiError =>
+  new ApiError({
+    status: 421,
+    type: "invalid_request_error",
+    code: "host_not_allowed",
+    detail: host === undefined
+      ? "the request has no Host header; send the address of this server"
+      : `this server does not answer for the host ${JSON.stringify(host.slice(0, 200))}; ` +
+        "the operator can admit it with --allowed-hosts (INI [SERVER] allowed_hosts)"
+  })
+
 /** 404: no such route or no such model. */
 export const notFound = (detail: string, code = "not_found"): ApiError =>
   new ApiError({ status: 404, type: "not_found_error", code, detail })

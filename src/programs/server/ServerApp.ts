@@ -26,7 +26,8 @@ import { type ChatContext, chatCompletions } from "./chatCompletions.js"
 import { defaultBodyLimits } from "./jsonBody.js"
 import * as Management from "./management.js"
 import * as Metrics from "./metrics.js"
-import { cors, defaultCorsPolicy, refuseForeignOrigins, requireApiKey } from "./security.js"
+import { noCrossOrigin } from "./originPolicy.js"
+import { cors, refuseForeignOrigins, requireApiKey } from "./security.js"
 import { defaultQueueLimit, type ServerOptions } from "./ServerOptions.js"
 import * as WebUi from "./webui.js"
 
@@ -68,7 +69,7 @@ export const make = (
     const admission = yield* Admission.make(parallel, queueLimit)
     const metrics = yield* Metrics.make
     const modelId = options.modelAlias ?? info.name
-    const corsPolicy = options.cors ?? defaultCorsPolicy(options.hostTools ?? false)
+    const corsPolicy = options.cors ?? noCrossOrigin
     const chat: ChatContext = {
       model,
       agent: yield* Agent,

@@ -18,10 +18,15 @@ import { Duration, Effect, Layer, type Scope } from "effect"
 import { createServer, type Server } from "node:http"
 import * as SessionStack from "../../layers/session/SessionStack.js"
 import type { Admission } from "./admission.js"
+import { capPerClient } from "./connectionCap.js"
+import { hostAdmitter } from "./hostPolicy.js"
+import { requireKnownHost } from "./security.js"
 import * as ServerApp from "./ServerApp.js"
 import {
+  defaultBodyTimeoutSeconds,
   defaultGraceSeconds,
   defaultHost,
+  defaultMaxClientConnections,
   defaultPort,
   defaultTimeoutSeconds,
   type ListenOptions,
@@ -53,24 +58,39 @@ export interface Servable {
   readonly admission: Pick<Admission, "load" | "idle">
 }
 
-/** Serves `served.app` on a new socket for the life of the scope. */
+/**
+ * Serves `served.app` on a new socket for the life of the scope, behind
+ * the listener's own guards: the `Host` check (answers only the names this
+ * socket is known by), the body deadline and the per-client connection cap.
+ */
 export const serve = (
   served: Servable,
   listen: ListenOptions = {}
 ): Effect.Effect<HttpServer.HttpServer, HttpServerError.ServeError, Scope.Scope> =>
   Effect.gen(function*() {
-    const node = createServer()
+    const bodyMillis = Math.max(1, listen.bodyTimeoutSeconds ?? defaultBodyTimeoutSeconds) * 1000
+    // node checks the request deadline on this interval; a tenth of the deadline keeps a 408 within 10% of it.
+    const node = createServer({ connectionsCheckingInterval: Math.min(30_000, Math.max(100, bodyMillis / 10)) })
     const timeoutMillis = (listen.timeoutSeconds ?? defaultTimeoutSeconds) * 1000
-    // A whole request must arrive within the timeout; a connection silent that long in either direction is closed.
-    node.requestTimeout = timeoutMillis
-    node.headersTimeout = Math.min(timeoutMillis, 60_000)
+    // A whole request (headers and body) must arrive within the body deadline, else node answers 408 and closes.
+    // The response is not bounded by it: a connection is closed only when silent for the timeout in either direction.
+    node.requestTimeout = bodyMillis
+    node.headersTimeout = Math.min(bodyMillis, 60_000)
     node.setTimeout(timeoutMillis)
-    const server = yield* NodeHttpServer.make(() => node, {
-      host: listen.host ?? defaultHost,
-      port: listen.port ?? defaultPort
-    })
+    capPerClient(node, Math.max(1, listen.maxClientConnections ?? defaultMaxClientConnections))
+    const host = listen.host ?? defaultHost
+    const server = yield* NodeHttpServer.make(() => node, { host, port: listen.port ?? defaultPort })
+    const address = server.address
+    const admitted = address._tag === "TcpAddress"
+      ? hostAdmitter({
+        address: address.hostname,
+        port: address.port,
+        listenHost: host,
+        ...(listen.allowedHosts === undefined ? {} : { allowedHosts: listen.allowedHosts })
+      })
+      : () => true // a Unix socket: no browser page can reach it by a name
     // No span per request: at thousands of small requests a second the tracer is a measurable share of the work.
-    yield* HttpMiddleware.withTracerDisabledWhenEffect(server.serve(served.app), () => true)
+    yield* HttpMiddleware.withTracerDisabledWhenEffect(server.serve(requireKnownHost(admitted)(served.app)), () => true)
     // Added after the server's own finalizer, so it runs before it.
     yield* Effect.addFinalizer(() => drain(node, served.admission, Duration.seconds(listen.graceSeconds ?? defaultGraceSeconds)))
     return server
@@ -81,16 +101,6 @@ export interface Options<E> extends SessionStack.Options<E> {
   readonly server?: ServerOptions
   readonly listen?: ListenOptions
 }
-
-/**
- * Whether any server-side tool reaches beyond answering: files, processes,
- * memory, skills, other MCP servers, or web tools allowed into non-public
- * networks.
- */
-const reachesBeyond = <E>(options: Options<E>): boolean =>
-  options.host !== undefined || options.memory !== undefined || options.skills !== undefined ||
-  (options.mcp?.servers?.length ?? 0) > 0 ||
-  (options.web !== undefined && options.web !== false && (options.web.allowNetworks?.length ?? 0) > 0)
 
 /** The socket and the app on it (for banners and tests). */
 export type Services = HttpServer.HttpServer | ServerApp.ServerApp
@@ -106,7 +116,7 @@ export const layer = <E>(
   const services = Layer.merge(SessionStack.layer(options), options.model)
   const app = Layer.effect(
     ServerApp.ServerApp,
-    ServerApp.make({ hostTools: reachesBeyond(options), ...options.server })
+    ServerApp.make(options.server)
   )
   const server = Layer.scoped(
     HttpServer.HttpServer,

@@ -7,7 +7,7 @@
 import type { Redacted } from "effect"
 import type { PresetName } from "../../domain/Sampling.js"
 import type { BodyLimits } from "./jsonBody.js"
-import type { CorsPolicy } from "./security.js"
+import type { CorsPolicy } from "./originPolicy.js"
 import type { WebUiOptions } from "./webui.js"
 
 /** The options of the HTTP app. */
@@ -22,10 +22,8 @@ export interface ServerOptions {
   readonly queueLimit?: number
   /** When set, every path but `/`, `/health` and `/metrics` needs `Authorization: Bearer <key>`. */
   readonly apiKey?: Redacted.Redacted<string>
-  /** The browser origins admitted. Default: see `defaultCorsPolicy` (`hostTools`). */
+  /** The browser origins admitted cross-origin. Default: none (the server's own page is same-origin). */
   readonly cors?: CorsPolicy
-  /** Whether the server-side tools touch the host (files, shell, evaluate, external tools). */
-  readonly hostTools?: boolean
   /** Body size and JSON depth limits. Default 8 MiB and 256 levels. */
   readonly limits?: Partial<BodyLimits>
   /** The sampling preset of requests that set none, until `POST /v1/preset` changes it. Default `precise`. */
@@ -48,6 +46,19 @@ export interface ListenOptions {
   readonly port?: number
   /** Read/write inactivity timeout of a connection, in seconds. Default 600. */
   readonly timeoutSeconds?: number
+  /**
+   * Seconds a whole request (headers and body) may take to arrive; past it
+   * the server answers 408 and closes the connection. Responses are not
+   * bounded by it. Default 30.
+   */
+  readonly bodyTimeoutSeconds?: number
+  /** Connections one client address may hold open at once; more are closed as they arrive. Default 32. */
+  readonly maxClientConnections?: number
+  /**
+   * Host names answered besides the listen address (and the loopback names
+   * when listening on loopback): `name` or `name:port`; `*` answers any.
+   */
+  readonly allowedHosts?: ReadonlyArray<string>
   /** How long running streams may take to finish on shutdown before they are interrupted, in seconds. Default 10. */
   readonly graceSeconds?: number
 }
@@ -58,6 +69,10 @@ export const defaultPort = 8080
 export const defaultHost = "127.0.0.1"
 /** The default connection timeout, in seconds: long enough for a thinking model's silence. */
 export const defaultTimeoutSeconds = 600
+/** The default body deadline, in seconds: a request that trickles in slower is cut. */
+export const defaultBodyTimeoutSeconds = 30
+/** The default number of connections one client address may hold open. */
+export const defaultMaxClientConnections = 32
 /** The default shutdown grace, in seconds. */
 export const defaultGraceSeconds = 10
 /** The default queue length. */

@@ -65,22 +65,3 @@ export const make = (slots: number, queueLimit: number): Effect.Effect<Admission
     const load = Ref.get(state)
     return { enter, load, idle: idleWhile(load) }
   })
-
-/** Work in flight, counted without a limit (MCP requests), so a graceful stop can wait for it. */
-export interface InFlight {
-  /** Counts `effect` as in flight while it runs. */
-  readonly track: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
-  readonly load: Effect.Effect<Load>
-  readonly idle: Effect.Effect<void>
-}
-
-/** A fresh counter. */
-export const inFlight: Effect.Effect<InFlight> = Effect.map(Ref.make(0), (active) => {
-  const load = Effect.map(Ref.get(active), (count): Load => ({ active: count, queued: 0 }))
-  return {
-    track: (effect) =>
-      Effect.zipRight(Ref.update(active, (count) => count + 1), Effect.ensuring(effect, Ref.update(active, (count) => count - 1))),
-    load,
-    idle: idleWhile(load)
-  }
-})

@@ -12,7 +12,7 @@ import { version } from "../version.js"
 import { badRequest, toResponse } from "./ApiError.js"
 import type { ChatContext } from "./chatCompletions.js"
 import { readJsonBody } from "./jsonBody.js"
-import type { CorsPolicy } from "./security.js"
+import type { CorsPolicy } from "./originPolicy.js"
 
 /** What the management endpoints report beyond the chat context. */
 export interface ManagementContext extends ChatContext {

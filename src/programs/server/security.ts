@@ -1,21 +1,30 @@
 /**
- * Who may talk to the server: the API key check and the CORS policy.
+ * Who may talk to the server: the `Host` check, the API key check and the
+ * CORS policy.
  *
  * @module
  */
 import { HttpMiddleware, HttpServerRequest } from "@effect/platform"
 import { Effect, Redacted } from "effect"
 import { createHash, timingSafeEqual } from "node:crypto"
-import { forbiddenOrigin, toResponse, unauthorized } from "./ApiError.js"
+import { forbiddenOrigin, misdirectedHost, toResponse, unauthorized } from "./ApiError.js"
+import { admits, type CorsPolicy, isSameOrigin } from "./originPolicy.js"
 
 const digest = (text: string): Buffer => createHash("sha256").update(text, "utf8").digest()
+
+/**
+ * `Bearer <token>`, with only ASCII spaces and tabs around it (RFC 9110's
+ * whitespace) and a token of visible ASCII: a key followed by a Unicode
+ * space is a different key, not the same one padded.
+ */
+const bearer = /^[ \t]*bearer[ \t]+([\x21-\x7e]+)[ \t]*$/i
 
 /**
  * Whether `header` is `Bearer <key>`. Both sides are hashed first so the
  * comparison takes the same time whatever the length or content of a guess.
  */
 export const bearerMatches = (header: string | undefined, key: Redacted.Redacted<string>): boolean => {
-  const presented = header?.match(/^\s*bearer\s+(\S+)\s*$/i)?.[1] ?? ""
+  const presented = header?.match(bearer)?.[1] ?? ""
   const same = timingSafeEqual(digest(presented), digest(Redacted.value(key)))
   return same && presented !== ""
 }
@@ -32,55 +41,39 @@ export const requireApiKey = (key: Redacted.Redacted<string>) =>
   )
 
 /**
- * Which browser origins may call the server:
- * - `"*"`: any origin;
- * - `"localhost"`: pages served from localhost, 127.0.0.1 or [::1] on any port;
- * - a list: exactly these origins (e.g. `https://chat.example.com`).
+ * Answers 421 to a request whose `Host` the server is not known by (see
+ * `hostPolicy.ts`), before anything else runs: a page that rebinds its
+ * own name to this machine reaches no route.
  */
-export type CorsPolicy = "*" | "localhost" | ReadonlyArray<string>
-
-const loopbackHosts = new Set(["localhost", "127.0.0.1", "[::1]"])
-
-/** Whether an `Origin` header names a page on this machine. */
-export const isLocalOrigin = (origin: string): boolean => {
-  try {
-    const url = new URL(origin)
-    return (url.protocol === "http:" || url.protocol === "https:") && loopbackHosts.has(url.hostname)
-  } catch {
-    return false
-  }
-}
-
-/**
- * The default policy: permissive while no server-side tool touches the host;
- * with file, shell, evaluate or external tools on, localhost pages only — a
- * page on another site must not be able to drive tools on this machine.
- */
-export const defaultCorsPolicy = (hostTools: boolean): CorsPolicy => (hostTools ? "localhost" : "*")
-
-/** Whether `policy` admits `origin`. */
-export const admits = (policy: CorsPolicy, origin: string): boolean =>
-  policy === "*" || (policy === "localhost" ? isLocalOrigin(origin) : policy.includes(origin))
+export const requireKnownHost = (admitted: (host: string | undefined) => boolean) =>
+  HttpMiddleware.make((app) =>
+    Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
+      const host = request.headers["host"]
+      return admitted(host) ? app : Effect.succeed(toResponse(misdirectedHost(host)))
+    })
+  )
 
 const readOnlyMethods = new Set(["GET", "HEAD", "OPTIONS"])
 
 /**
- * Refuses (403) a state-changing request from a browser page the policy
- * does not admit. CORS alone only hides the response: a cross-site "simple"
- * POST (`text/plain`, no preflight) would still run the agent and its
- * tools. Browsers always send `Origin` on such requests; programs that
- * send none (curl, SDKs) are not affected.
+ * Refuses (403) a state-changing request from a browser page that is
+ * neither the server's own (same origin) nor admitted by the policy. CORS
+ * alone only hides the response: a cross-site "simple" POST (`text/plain`,
+ * no preflight) would still run the agent and its tools. Browsers always
+ * send `Origin` on such requests; programs that send none (curl, SDKs) are
+ * not affected.
  */
 export const refuseForeignOrigins = (policy: CorsPolicy) =>
   HttpMiddleware.make((app) =>
     policy === "*" ? app : Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
       const origin = request.headers["origin"]
-      if (origin === undefined || readOnlyMethods.has(request.method) || admits(policy, origin)) return app
+      if (origin === undefined || readOnlyMethods.has(request.method)) return app
+      if (isSameOrigin(origin, request.headers["host"]) || admits(policy, origin)) return app
       return Effect.succeed(toResponse(forbiddenOrigin(origin)))
     })
   )
 
-/** The CORS middleware for `policy`. */
+/** The CORS middleware for `policy`: an origin it does not admit gets no `Access-Control-Allow-Origin`. */
 export const cors = (policy: CorsPolicy) =>
   HttpMiddleware.cors({
     ...(policy === "*"

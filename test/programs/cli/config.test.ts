@@ -62,6 +62,9 @@ describe("loadConfig", () => {
           "grace = 0",
           "max_body = 1048576",
           "cors = localhost",
+          "allowed_hosts = ai.example.com, proxy.example:8443",
+          "body_timeout = 20",
+          "max_client_connections = 8",
           "inject = no",
           "webui_title = Box AI",
           "webui_placeholder = Ask the box…",
@@ -125,6 +128,9 @@ describe("loadConfig", () => {
         grace: 0,
         maxBody: 1048576,
         cors: "localhost",
+        allowedHosts: ["ai.example.com", "proxy.example:8443"],
+        bodyTimeout: 20,
+        maxClientConnections: 8,
         inject: false,
         webuiTitle: "Box AI",
         webuiPlaceholder: "Ask the box…"
@@ -268,6 +274,18 @@ describe("loadConfig", () => {
       text: lines("[SERVER]", "inject = maybe"),
       line: 2,
       message: "[SERVER] inject: expected on/off, true/false, yes/no or 1/0, got \"maybe\""
+    },
+    {
+      kind: "a CORS entry that is not an origin",
+      text: lines("[SERVER]", "cors = chat.example.com"),
+      line: 2,
+      message: "[SERVER] cors: \"chat.example.com\" is not an origin: write scheme://host[:port], e.g. https://chat.example.com"
+    },
+    {
+      kind: "an allowed host that is not a host",
+      text: lines("[SERVER]", "allowed_hosts = https://ai.example.com"),
+      line: 2,
+      message: "[SERVER] allowed_hosts: \"https://ai.example.com\" is not a host name: write name or name:port, e.g. ai.example.com"
     },
     {
       kind: "a bad URL",

@@ -38,7 +38,7 @@ describe("easyai mcp over HTTP (a real process)", () => {
       expect(banner).toMatch(bannerPattern)
       expect(port).toBeGreaterThan(0)
       // The defaults: datetime, plan, web_search, web_fetch, tool_lookup.
-      expect(summary).toBe("  tools 5 · auth off · sessions on")
+      expect(summary).toBe("  tools 5 · auth off · sessions on · cors none")
       const url = `http://127.0.0.1:${port}/mcp`
       const initialized = yield* post(url, rpcRequest(1, "initialize", initializeParams()))
       expect(initialized.status).toBe(200)
@@ -60,7 +60,7 @@ describe("easyai mcp over HTTP (a real process)", () => {
   it.scoped("follows --tools, --no-sessions and --api-key", () =>
     Effect.gen(function*() {
       const { port, process, summary } = yield* startHttp("--tools", "datetime", "--no-sessions", "--api-key", "sekret")
-      expect(summary).toBe("  tools 1 · auth on · sessions off")
+      expect(summary).toBe("  tools 1 · auth on · sessions off · cors none")
       const url = `http://127.0.0.1:${port}/mcp`
       expect((yield* post(url, rpcRequest(1, "tools/list"))).status).toBe(401)
       const listed = yield* post(url, rpcRequest(1, "tools/list"), { authorization: "Bearer sekret" })

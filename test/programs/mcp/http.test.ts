@@ -13,6 +13,7 @@ import { connect } from "node:net"
 import {
   callParams,
   initializeParams,
+  McpEndpoint,
   mcpPost,
   mcpSend,
   openSession,
@@ -329,19 +330,23 @@ describe("the standalone MCP app over HTTP", () => {
   })
 
   describe("browser origins", () => {
-    it.live("with host tools, a foreign page's POST is refused (403) before it reaches a tool; localhost pages pass", () =>
+    it.live("by default, a foreign page's POST is refused (403) before it reaches a tool; the server's own origin passes", () =>
       Effect.gen(function*() {
         const foreign = yield* mcpPost(rpcRequest(1, "initialize", initializeParams()), { origin: "https://evil.example" })
         expect(foreign.status).toBe(403)
         expect(foreign.headers["mcp-session-id"]).toBeUndefined()
         expect(field(yield* health, "sessions")).toBe(0)
+        expect(foreign.headers["access-control-allow-origin"]).toBeUndefined()
         const local = yield* mcpPost(rpcRequest(1, "initialize", initializeParams()), { origin: "http://localhost:3000" })
-        expect(local.status).toBe(200)
+        expect(local.status).toBe(403)
+        const own = (yield* McpEndpoint).base
+        const same = yield* mcpPost(rpcRequest(1, "initialize", initializeParams()), { origin: own })
+        expect(same.status).toBe(200)
         // Programs that send no Origin are not affected.
         expect((yield* openSession()).initialized.status).toBe(200)
-      }).pipe(Effect.provide(standalone({ hostTools: true }, { tools: [echo] }))))
+      }).pipe(Effect.provide(standalone({}, { tools: [echo] }))))
 
-    it.live("without host tools, any origin may call (CORS *), and the preflight admits the MCP headers", () =>
+    it.live("with cors *, any origin may call, and the preflight admits the MCP headers", () =>
       Effect.gen(function*() {
         const foreign = yield* mcpPost(rpcRequest(1, "initialize", initializeParams()), { origin: "https://elsewhere.example" })
         expect(foreign.status).toBe(200)
@@ -359,7 +364,7 @@ describe("the standalone MCP app over HTTP", () => {
         expect(preflight["access-control-allow-headers"]).toContain("mcp-session-id")
         expect(preflight["access-control-allow-headers"]).toContain("mcp-protocol-version")
         expect(preflight["access-control-allow-methods"]).toContain("DELETE")
-      }).pipe(Effect.provide(standalone({}, { tools: [echo] }))))
+      }).pipe(Effect.provide(standalone({ cors: "*" }, { tools: [echo] }))))
   })
 
   describe("stopping", () => {

@@ -226,5 +226,9 @@ describe("load", () => {
       expect(outcomes).toHaveLength(clients)
       const health = yield* sdk(async () => (await fetch(`${base}/health`)).json())
       expect(field(health, "sessions")).toBe(clients)
-    }).pipe(Effect.scoped, Effect.provide(standalone({}, { tools: [echo] }))), { timeout: 120_000 })
+    }).pipe(
+      Effect.scoped,
+      // A throughput test from one address: it opts out of the per-client limits (test/security replays those).
+      Effect.provide(standalone({ maxConcurrent: clients }, { tools: [echo] }, { maxClientConnections: clients }))
+    ), { timeout: 120_000 })
 })

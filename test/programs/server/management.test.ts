@@ -159,7 +159,7 @@ describe("management endpoints", () => {
         expect(field(body, "inject_preamble")).toBe(true)
         expect(field(body, "tools")).toEqual(["echo"])
         expect(field(body, "auth")).toBe(false)
-        expect(field(body, "cors")).toBe("*")
+        expect(field(body, "cors")).toEqual([])
         expect(field(body, "limits")).toEqual({ max_body_bytes: 8 * 1024 * 1024, max_json_depth: 256 })
         expect(field(body, "build")).toEqual({ name: "easyai", version: packageJson.version })
       }).pipe(Effect.provide(scripted([]))))
@@ -188,7 +188,7 @@ describe("management endpoints", () => {
       }).pipe(Effect.provide(served({
         model: sized,
         session: { withDefaultTools: false, tools: [echo] },
-        server: { preset: "creative", limits: { maxBytes: 1024, maxDepth: 32 }, parallel: 3, hostTools: true }
+        server: { preset: "creative", limits: { maxBytes: 1024, maxDepth: 32 }, parallel: 3, cors: "localhost" }
       }))))
   })
 
@@ -416,15 +416,24 @@ describe("the API key", () => {
 describe("CORS", () => {
   const allowOrigin = (reply: Reply) => reply.headers["access-control-allow-origin"]
 
-  it.live("admits any origin by default (no host tools)", () =>
+  it.live("admits no other origin by default", () =>
+    Effect.gen(function*() {
+      for (const origin of ["https://anywhere.example", "http://localhost:5173"]) {
+        const reply = yield* send("GET", "/v1/models", { headers: { origin } })
+        expect(reply.status).toBe(200)
+        expect(allowOrigin(reply), origin).toBeUndefined()
+      }
+    }).pipe(Effect.provide(scripted([]))))
+
+  it.live("admits any origin when * is written out", () =>
     Effect.gen(function*() {
       const reply = yield* send("GET", "/v1/models", { headers: { origin: "https://anywhere.example" } })
       expect(reply.status).toBe(200)
       expect(allowOrigin(reply)).toBe("*")
       expect(reply.headers["access-control-expose-headers"]).toContain("retry-after")
-    }).pipe(Effect.provide(scripted([]))))
+    }).pipe(Effect.provide(scripted([], { server: { cors: "*" } }))))
 
-  it.live("with host tools, admits localhost pages only", () =>
+  it.live("with localhost, admits localhost pages only", () =>
     Effect.gen(function*() {
       for (const origin of ["http://localhost:5173", "http://127.0.0.1:3000", "http://[::1]:8000"]) {
         const local = yield* send("GET", "/v1/models", { headers: { origin } })
@@ -435,7 +444,7 @@ describe("CORS", () => {
         const foreign = yield* send("GET", "/v1/models", { headers: { origin } })
         expect(allowOrigin(foreign), origin).toBeUndefined()
       }
-    }).pipe(Effect.provide(scripted([], { server: { hostTools: true } }))))
+    }).pipe(Effect.provide(scripted([], { server: { cors: "localhost" } }))))
 
   it.live("with an explicit list, admits exactly those origins", () =>
     Effect.gen(function*() {
@@ -456,24 +465,24 @@ describe("CORS", () => {
         }
       })
       expect(reply.status).toBe(204)
-      expect(reply.headers["access-control-allow-origin"]).toBe("*")
+      expect(reply.headers["access-control-allow-origin"]).toBe("https://chat.example.com")
       expect(reply.headers["access-control-allow-methods"]).toContain("POST")
       const allowed = String(reply.headers["access-control-allow-headers"]).split(",").map((name) => name.trim())
       expect(allowed).toContain("authorization")
       expect(allowed).toContain("content-type")
       expect(reply.headers["access-control-max-age"]).toBe("600")
-    }).pipe(Effect.provide(scripted([], { server: { apiKey: Redacted.make("sekret") } }))))
+    }).pipe(Effect.provide(scripted([], { server: { cors: ["https://chat.example.com"], apiKey: Redacted.make("sekret") } }))))
 
   it.live("puts the allow-origin header on error replies too, so a page can read them", () =>
     Effect.gen(function*() {
       const reply = yield* send("GET", "/v1/models", { headers: { origin: "http://localhost:5173" } })
       expect(reply.status).toBe(401)
       expect(allowOrigin(reply)).toBe("http://localhost:5173")
-    }).pipe(Effect.provide(scripted([], { server: { hostTools: true, apiKey: Redacted.make("sekret") } }))))
+    }).pipe(Effect.provide(scripted([], { server: { cors: "localhost", apiKey: Redacted.make("sekret") } }))))
 
   // CORS alone only hides responses: a "simple" cross-site POST (text/plain, no preflight) would
   // still run the agent and its host tools. The server refuses it itself.
-  it.live("with host tools, a cross-site simple POST is refused (403) and never reaches the model", () =>
+  it.live("by default, a cross-site simple POST is refused (403) and never reaches the model", () =>
     Effect.gen(function*() {
       const reply = yield* raw(
         "POST",
@@ -485,7 +494,7 @@ describe("CORS", () => {
       expect(field(json(reply), "error", "code")).toBe("origin_not_allowed")
       expect(reply.headers["access-control-allow-origin"]).toBeUndefined()
       expect(yield* requests).toHaveLength(0)
-    }).pipe(Effect.provide(scripted([ScriptedChatModel.reply("done")], { server: { hostTools: true } }))))
+    }).pipe(Effect.provide(scripted([ScriptedChatModel.reply("done")]))))
 })
 
 describe("the web UI page", () => {
