@@ -15,6 +15,7 @@ import * as nodePath from "node:path"
 import { Effect, Either, Layer } from "effect"
 import { FileError, SandboxSetupError, SandboxViolation } from "../../domain/errors.js"
 import { type DirectoryEntry, type FileInfo, Sandbox, type Service } from "../../services/Sandbox.js"
+import { checkLaunchable } from "./executable.js"
 import { decide, type IsolateMode } from "./isolation.js"
 import { resolvePath, toVirtual } from "./paths.js"
 import { runProcess } from "./process.js"
@@ -205,7 +206,10 @@ const make = (options: Options) =>
       writeFile,
       list,
       walk,
-      run: (spec) => runProcess(confinement.wrap(spec, root), root),
+      run: (spec) =>
+        confinement.isolation.mechanism === "off"
+          ? runProcess(spec, root)
+          : Effect.zipRight(checkLaunchable(spec.command), runProcess(confinement.wrap(spec, root), root)),
       isolation: confinement.isolation,
       toolEnv: Effect.sync(() => toolEnvironment(toolEnvNames, process.env))
     }

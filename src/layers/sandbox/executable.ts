@@ -3,8 +3,11 @@
  *
  * @module
  */
+import { Effect } from "effect"
 import { accessSync, constants } from "node:fs"
+import { access } from "node:fs/promises"
 import * as nodePath from "node:path"
+import { ProcessError } from "../../domain/errors.js"
 
 /** The first executable called `name` on this process's PATH; `undefined` when there is none. */
 export const findExecutable = (name: string): string | undefined => {
@@ -20,3 +23,17 @@ export const findExecutable = (name: string): string | undefined => {
   }
   return undefined
 }
+
+/**
+ * Whether `command` can be started, failing as node's spawn would
+ * (`spawn <command> ENOENT`): a wrapper such as bwrap would otherwise turn
+ * a missing program into an ordinary exit status.
+ */
+export const checkLaunchable = (command: string): Effect.Effect<void, ProcessError> =>
+  Effect.tryPromise({
+    try: () => access(command, constants.X_OK),
+    catch: (error) => {
+      const code = typeof error === "object" && error !== null ? (error as { readonly code?: unknown }).code : undefined // boundary: node errors carry a code
+      return new ProcessError({ command, detail: `spawn ${command} ${typeof code === "string" ? code : String(error)}` })
+    }
+  })

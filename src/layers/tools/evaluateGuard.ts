@@ -52,7 +52,7 @@ def _easyai_install(hint):
                "_posixsubprocess": "starting a process", "subprocess": "starting a process",
                "multiprocessing": "starting a process", "_multiprocessing": "starting a process"}
     def refuse(action, event):
-        raise PermissionError("evaluate is read-only and self-contained: %s is refused (%s). %s" % (action, event, hint))
+        raise PermissionError("evaluate is read-only: %s is refused (%s). %s" % (action, event, hint))
     def hook(event, args):
         if event == "open":
             mode, flags = args[1], args[2]
@@ -90,6 +90,8 @@ def _easyai_install(hint):
             raise PermissionError("evaluate may only read files inside the sandbox; %r is outside it" % (name,))
     real_open = builtins.open
     def guarded_open(file, mode="r", *args, **kwargs):
+        if any(c in "wax+" for c in str(mode).lower()):
+            refuse("open(%r, %r)" % (file, mode), "open")
         inside(file)
         return real_open(file, mode, *args, **kwargs)
     builtins.open = guarded_open
