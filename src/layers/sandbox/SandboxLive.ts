@@ -209,7 +209,7 @@ const make = (options: Options) =>
       run: (spec) =>
         confinement.isolation.mechanism === "off"
           ? runProcess(spec, root)
-          : Effect.zipRight(checkLaunchable(spec.command), runProcess(confinement.wrap(spec, root), root)),
+          : Effect.zipRight(checkLaunchable(spec.command), runProcess(confinement.wrap(spec, root), root, confinement.launch)),
       isolation: confinement.isolation,
       toolEnv: Effect.sync(() => toolEnvironment(toolEnvNames, process.env))
     }

@@ -19,7 +19,7 @@ import { Duration, Effect } from "effect"
 import { SandboxSetupError } from "../../domain/errors.js"
 import type { Isolation, ProcessSpec } from "../../services/Sandbox.js"
 import { findExecutable } from "./executable.js"
-import { runProcess } from "./process.js"
+import { direct, type Launch, runProcess } from "./process.js"
 
 /** `auto`: isolate where the host can, fall back otherwise; `on`: isolate or refuse to start; `off`: the fallback. */
 export type IsolateMode = "auto" | "on" | "off"
@@ -32,6 +32,8 @@ export interface Confinement {
   readonly isolation: Isolation
   /** The process to start instead of `spec` (the same one when nothing wraps it). */
   readonly wrap: (spec: ProcessSpec, root: string) => ProcessSpec
+  /** How that process relates to the command. */
+  readonly launch: Launch
 }
 
 const bubblewrapSummary = "bubblewrap (PID namespace; evaluate read-only, no network)"
@@ -40,7 +42,8 @@ const offSummary = "off — processes tracked and killed; evaluate guarded by a 
 /** No namespace: the process group and the call's tag (see tracking.ts) find what the call started. */
 const unconfined = (why: string | undefined): Confinement => ({
   isolation: { mechanism: "off", summary: why === undefined ? offSummary : `${offSummary} (${why})` },
-  wrap: (spec) => spec
+  wrap: (spec) => spec,
+  launch: direct
 })
 
 /** bwrap's arguments for one process, up to and including `--`. */
@@ -70,7 +73,9 @@ const bubblewrap = (bwrap: string): Confinement => ({
     ...spec,
     command: bwrap,
     args: [...bubblewrapArgs(spec.confine ?? "processes", spec.cwd ?? root, root), spec.command, ...spec.args]
-  })
+  }),
+  // The namespace holds every process the call starts: no tag needed.
+  launch: { track: false, namespace: true }
 })
 
 /** Runs `/bin/sh -c :` under both bwrap setups; `undefined` when both work, else why not. */
