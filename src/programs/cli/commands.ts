@@ -55,7 +55,9 @@ export const manageCommands = [
       sandbox: ToolFlags.sandbox,
       allowBash: ToolFlags.allowBash,
       noPython: ToolFlags.noPython,
-      externalTools: ToolFlags.externalTools
+      externalTools: ToolFlags.externalTools,
+      isolate: ToolFlags.isolate,
+      toolEnv: ToolFlags.toolEnv
     },
     (flags) => lazily(manage, (m) => m.tools(flags))
   ).pipe(Command.withDescription("List the tools an agent gets with these flags, or with --remote those of the server at --url.")),

@@ -38,6 +38,8 @@ import * as path from "node:path"
 import { closestNames } from "../../domain/closestNames.js"
 import { isValidAlias } from "../../domain/mcp.js"
 import { PresetName } from "../../domain/Sampling.js"
+import { type IsolateMode, isolateModes } from "../../layers/sandbox/isolation.js"
+import { checkToolEnvNames } from "../../layers/sandbox/toolEnv.js"
 
 /** The file looked for in the working directory when none is named. */
 export const defaultFileName = "easyai.ini"
@@ -137,6 +139,10 @@ export interface ServerSettings {
   readonly webuiTitle?: string
   /** `webui_placeholder`: the web UI composer's placeholder. */
   readonly webuiPlaceholder?: string
+  /** `isolate`: auto, on or off, as `--isolate` takes it. */
+  readonly isolate?: IsolateMode
+  /** `tool_env`: variable names passed to tool processes, comma-separated. */
+  readonly toolEnv?: ReadonlyArray<string>
 }
 
 /** How the chat offers tools to the model. */
@@ -186,6 +192,10 @@ export interface CliSettings {
   readonly verbose?: boolean
   /** `log_file`: append every log line to this file (absolute). */
   readonly logFile?: string
+  /** `isolate`: auto, on or off, as `--isolate` takes it. */
+  readonly isolate?: IsolateMode
+  /** `tool_env`: variable names passed to tool processes, comma-separated. */
+  readonly toolEnv?: ReadonlyArray<string>
 }
 
 /** One `[MODEL_<pattern>]` section. */
@@ -344,6 +354,12 @@ const isMcpServer = (item: string): boolean => {
   return isHttpUrl(at > 0 && isValidAlias(item.slice(at + 1)) ? item.slice(0, at) : item)
 }
 
+const isolateSetting: Decode<IsolateMode> = oneOf(isolateModes)
+
+/** Variable names, none of easyai's own: the sandbox refuses those, and the file should say so where it is read. */
+const toolEnvSetting: Decode<ReadonlyArray<string>> = (value, base) =>
+  Either.flatMap(list("variable names", () => true)(value, base), checkToolEnvNames)
+
 // ---------------------------------------------------------------------------
 // The sections' keys
 
@@ -385,7 +401,9 @@ const serverFields: Fields<ServerSettings> = {
   cors: field(text, "cors"),
   inject: field(boolean, "inject"),
   webuiTitle: field(text, "webui_title"),
-  webuiPlaceholder: field(text, "webui_placeholder")
+  webuiPlaceholder: field(text, "webui_placeholder"),
+  isolate: field(isolateSetting, "isolate"),
+  toolEnv: field(toolEnvSetting, "tool_env")
 }
 
 const cliFields: Fields<CliSettings> = {
@@ -409,7 +427,9 @@ const cliFields: Fields<CliSettings> = {
   yes: field(boolean, "yes"),
   shell: field(boolean, "shell"),
   verbose: field(boolean, "verbose"),
-  logFile: field(filePath, "log_file")
+  logFile: field(filePath, "log_file"),
+  isolate: field(isolateSetting, "isolate"),
+  toolEnv: field(toolEnvSetting, "tool_env")
 }
 
 /** The INI keys of a table, canonical names only. */

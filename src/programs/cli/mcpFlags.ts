@@ -46,10 +46,12 @@ export const mcpFlags = {
   noPython: ToolFlags.noPython,
   memory,
   externalTools: ToolFlags.externalTools,
+  isolate: ToolFlags.isolate,
+  toolEnv: ToolFlags.toolEnv,
   skills,
   toolsMode,
   tools: ToolFlags.tools,
   noSessions,
   mcp: mcpOption,
-  config: settingsFileOption("[cli] (sandbox, allow_bash, memory, skills, external_tools, tools_mode, tools, mcp)")
+  config: settingsFileOption("[cli] (sandbox, allow_bash, memory, skills, external_tools, tools_mode, tools, mcp, isolate, tool_env)")
 }

@@ -108,6 +108,8 @@ export const serveFlags = {
   sandbox: ToolFlags.sandbox,
   allowBash: ToolFlags.allowBash,
   noPython: ToolFlags.noPython,
+  isolate: ToolFlags.isolate,
+  toolEnv: ToolFlags.toolEnv,
   timeout,
   grace,
   maxBody,
