@@ -11,11 +11,12 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Exit, Fiber, Layer } from "effect"
-import { existsSync, mkdirSync, writeFileSync } from "node:fs"
+import { existsSync, mkdirSync, symlinkSync, writeFileSync } from "node:fs"
 import * as path from "node:path"
 import { Sandbox } from "easyai"
 import * as SandboxLive from "../../src/layers/sandbox/SandboxLive.js"
 import { loadExternalTools } from "../../src/layers/tools/external/load.js"
+import { runTsEnv } from "../support/process.js"
 import { appears, callTool, hostRegistry, isolationPaths, noneLeft, uniqueSleep } from "../support/hostTools.js"
 import { tempDir } from "../support/tempDir.js"
 
@@ -160,4 +161,25 @@ describe("choosing the isolation", () => {
       expect(error.message).toContain("No permissions to create new namespace")
     })
   })
+
+  it.live("easyai tools says which guard holds, and --isolate on without bwrap on PATH refuses to start", () => {
+    const sandbox = tempDir()
+    // A PATH with node alone: no bwrap on it.
+    const bin = tempDir()
+    symlinkSync(process.execPath, path.join(bin, "node"))
+    return Effect.gen(function*() {
+      const listed = yield* runTsEnv({}, undefined, "src/programs/cli/main.ts", "tools", "--sandbox", sandbox, "--allow-bash")
+      expect(listed.exitCode).toBe(0)
+      expect(listed.stdout).toContain("\ntools: isolation bubblewrap (PID namespace; evaluate read-only, no network)\n")
+      const fallback = yield* runTsEnv({}, undefined, "src/programs/cli/main.ts", "tools", "--sandbox", sandbox, "--isolate", "off")
+      expect(fallback.stdout).toContain("tools: isolation off — processes tracked and killed; evaluate guarded by a Python audit hook")
+      expect(fallback.stdout).toContain("evaluate — ")
+      const refused = yield* runTsEnv({ PATH: bin }, undefined, "src/programs/cli/main.ts", "tools", "--sandbox", sandbox, "--isolate", "on")
+      expect(refused.exitCode).toBe(1)
+      expect(refused.stdout).toBe("")
+      expect(refused.stderr).toContain(
+        "isolation is required (isolate: on) but no mechanism works here: bubblewrap (bwrap) is not installed"
+      )
+    })
+  }, { timeout: 120_000 })
 })
