@@ -21,6 +21,8 @@ import { resolvePath, toVirtual } from "./paths.js"
 import { runProcess } from "./process.js"
 import { checkToolEnvNames, toolEnvironment } from "./toolEnv.js"
 
+export type { IsolateMode } from "./isolation.js"
+
 /** Options of {@link layer}. */
 export interface Options {
   /** The directory the model sees as `/`; created if missing. */
