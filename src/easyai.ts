@@ -168,7 +168,7 @@ export class EasyAgent<E = never> {
   }
 
   /**
-   * Variables passed to tool processes besides PATH, HOME, the locale and a
+   * Variables passed to `bash` besides PATH, HOME, the locale and a
    * few more. easyai's own `EASYAI_*` are refused when the agent starts.
    */
   toolEnv(...names: ReadonlyArray<string>): this {

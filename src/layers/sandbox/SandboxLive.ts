@@ -28,7 +28,7 @@ export interface Options {
   /** The directory the model sees as `/`; created if missing. */
   readonly root: string
   /**
-   * How tool processes are confined (see {@link Sandbox.Isolation}):
+   * How tool processes are confined (the service's `Isolation`):
    * `auto` (the default) uses bubblewrap where it works and falls back
    * otherwise, `on` fails to start without it, `off` always uses the
    * fallback (process tracking, and evaluate's Python audit hook alone).
@@ -37,7 +37,7 @@ export interface Options {
   /** The bubblewrap program; default `bwrap` on PATH. */
   readonly bwrap?: string
   /**
-   * Variables passed to tool processes besides the short default list
+   * Variables in the tool environment (`bash` gets it) besides the short default list
    * (PATH, HOME, LANG, LANGUAGE, LC_*, TERM, TZ, USER, LOGNAME, SHELL,
    * TMPDIR). easyai's own `EASYAI_*` variables are refused.
    */

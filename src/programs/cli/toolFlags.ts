@@ -41,7 +41,7 @@ export const isolate = Options.choice("isolate", isolateModes).pipe(
 export const toolEnv = Options.text("tool-env").pipe(
   Options.optional,
   Options.withDescription(
-    "Pass these variables (comma-separated names) to bash and evaluate besides PATH, HOME, LANG, LANGUAGE, LC_*, TERM, " +
+    "Pass these variables (comma-separated names) to bash besides PATH, HOME, LANG, LANGUAGE, LC_*, TERM, " +
       "TZ, USER, LOGNAME, SHELL and TMPDIR. easyai's own EASYAI_* variables are refused."
   )
 )
