@@ -27,6 +27,7 @@ import type * as AgentLive from "./layers/agent/AgentLive.js"
 import * as LocalChatModel from "./layers/model/LocalChatModel.js"
 import * as RemoteChatModel from "./layers/model/RemoteChatModel.js"
 import type * as SessionLive from "./layers/session/SessionLive.js"
+import type { IsolateMode } from "./layers/sandbox/isolation.js"
 import * as SessionStack from "./layers/session/SessionStack.js"
 import type { AgentError } from "./services/Agent.js"
 import type { Approval } from "./services/Approval.js"
@@ -50,6 +51,8 @@ export class EasyAgent<E = never> {
   private mode: ToolMode = "split"
   private approvalLayer: Layer.Layer<Approval> | undefined
   private host: Mutable<NonNullable<SessionStack.Options<E>["host"]>> | undefined
+  /** How the host tools' processes run; applies once a sandbox is given. */
+  private confinement: Mutable<Pick<NonNullable<SessionStack.Options<E>["host"]>, "isolate" | "toolEnv">> = {}
   private extras: Mutable<Pick<SessionStack.Options<E>, "memory" | "plan" | "workspace" | "skills">> = {}
   private presetName: PresetName | undefined
   private samplingOverrides: SamplingOverrides = {}
@@ -138,7 +141,7 @@ export class EasyAgent<E = never> {
     return this
   }
 
-  /** Adds the `bash` tool (and the fs tools) in the sandbox: NOT an isolation boundary. */
+  /** Adds the `bash` tool (and the fs tools) in the sandbox: NOT a file-system boundary (see {@link isolate}). */
   allowBash(): this {
     this.beforeStart("allowBash")
     this.host = { root: this.host?.root ?? ".", ...this.host, bash: true }
@@ -149,6 +152,28 @@ export class EasyAgent<E = never> {
   noPython(): this {
     this.beforeStart("noPython")
     this.host = { root: this.host?.root ?? ".", ...this.host, evaluate: false }
+    return this
+  }
+
+  /**
+   * How tool processes (bash, evaluate, external tools) are confined:
+   * `auto` (the default) a bubblewrap PID namespace per call, evaluate
+   * read-only with no network, where that works; `on` refuses to start
+   * without it; `off` tracks and kills each call's processes instead.
+   */
+  isolate(mode: IsolateMode): this {
+    this.beforeStart("isolate")
+    this.confinement.isolate = mode
+    return this
+  }
+
+  /**
+   * Variables passed to `bash` besides PATH, HOME, the locale and a
+   * few more. easyai's own `EASYAI_*` are refused when the agent starts.
+   */
+  toolEnv(...names: ReadonlyArray<string>): this {
+    this.beforeStart("toolEnv")
+    this.confinement.toolEnv = names
     return this
   }
 
@@ -215,7 +240,7 @@ export class EasyAgent<E = never> {
         session: this.session,
         agent: this.agent,
         ...(this.approvalLayer === undefined ? {} : { approval: this.approvalLayer }),
-        ...(this.host === undefined ? {} : { host: this.host }),
+        ...(this.host === undefined ? {} : { host: { ...this.host, ...this.confinement } }),
         ...this.extras
       }))
     }

@@ -11,6 +11,7 @@ import {
   Tool,
   ToolResult
 } from "easyai"
+import { tempDir } from "./support/tempDir.js"
 import { echo } from "./support/tools.js"
 
 describe("easyai façade", () => {
@@ -55,6 +56,34 @@ describe("easyai façade", () => {
         "Answer from what you know, and say so when you are not certain."
     )
     await agent.close()
+  })
+
+  it("confines the host tools as isolate and toolEnv say", async () => {
+    const saved = { key: process.env["EASYAI_API_KEY"], token: process.env["FACADE_TOOL_TOKEN"] }
+    process.env["EASYAI_API_KEY"] = "sk-facade-planted"
+    process.env["FACADE_TOOL_TOKEN"] = "for-tools"
+    try {
+      const agent = easyai.withModel(Scripted.layer([Scripted.toolCall("bash", { command: "env" }), Scripted.reply("done")]))
+        .withDefaultTools(false)
+        .sandbox(tempDir())
+        .allowBash()
+        .isolate("off")
+        .toolEnv("FACADE_TOOL_TOKEN")
+      const results: Array<string> = []
+      for await (const event of agent.stream("go")) if (event._tag === "ToolCallFinished") results.push(event.result.content)
+      expect(results).toHaveLength(1)
+      expect(results[0]).toContain("FACADE_TOOL_TOKEN=for-tools")
+      expect(results[0]).not.toContain("sk-facade-planted")
+      await agent.close()
+      const refused = easyai.withModel(Scripted.layer([Scripted.reply("never")])).sandbox(tempDir()).toolEnv("EASYAI_API_KEY")
+      await expect(refused.ask("hi")).rejects.toThrow("EASYAI_API_KEY cannot be passed to tools")
+      await refused.close()
+    } finally {
+      if (saved.key === undefined) delete process.env["EASYAI_API_KEY"]
+      else process.env["EASYAI_API_KEY"] = saved.key
+      if (saved.token === undefined) delete process.env["FACADE_TOOL_TOKEN"]
+      else process.env["FACADE_TOOL_TOKEN"] = saved.token
+    }
   })
 
   it("applies the preset and sampling overrides to each question", async () => {

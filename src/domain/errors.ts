@@ -140,3 +140,15 @@ export class ProcessError extends Schema.TaggedError<ProcessError>()("ProcessErr
 export class ConfigurationError extends Schema.TaggedError<ConfigurationError>()("ConfigurationError", {
   message: Schema.String
 }) {}
+
+/** The sandbox cannot start as configured: isolation asked for but unavailable, or a refused tool variable. */
+export class SandboxSetupError extends Schema.TaggedError<SandboxSetupError>()("SandboxSetupError", {
+  reason: Schema.Literal("IsolationUnavailable", "ToolEnvRefused"),
+  detail: Schema.String
+}) {
+  override get message(): string {
+    return this.reason === "IsolationUnavailable"
+      ? `isolation is required (isolate: on) but no mechanism works here: ${this.detail}`
+      : `tool environment: ${this.detail}`
+  }
+}

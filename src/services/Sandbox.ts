@@ -3,8 +3,11 @@
  * behalf, so containment, limits and process hygiene live in one place.
  *
  * Paths are the model's view: a virtual `/` that is the sandbox root. This
- * is containment against mistakes and prompt-injected paths, not an
- * isolation boundary: processes run with the agent's own privileges.
+ * is containment against mistakes and prompt-injected paths. Processes run
+ * with the agent's own privileges, with an explicit environment, and — where
+ * the host allows it ({@link Isolation}) — in a PID namespace that dies with
+ * the call; `readOnly` processes also see the whole file system read-only
+ * and have no network.
  *
  * @module
  */
@@ -51,6 +54,26 @@ export interface ProcessSpec {
   readonly maxOutputBytes: number
   /** `merge` interleaves stderr into the output; `discard` drops it. */
   readonly stderr: "merge" | "discard"
+  /**
+   * `processes` (the default): the process keeps its view of the file system,
+   * and none of the processes it starts outlives the call. `readOnly`: also,
+   * under an OS sandbox, the whole file system read-only, a private `/tmp`
+   * and no network.
+   */
+  readonly confine?: "processes" | "readOnly"
+}
+
+/** How tool processes are confined on this host, decided once when the sandbox starts. */
+export interface Isolation {
+  /**
+   * `bubblewrap`: each call in its own PID namespace (and `readOnly` calls in
+   * a read-only, network-less one). `off`: no namespace; every process a
+   * call starts is tracked (its process group and a per-call tag in its
+   * environment) and killed when the call ends.
+   */
+  readonly mechanism: "bubblewrap" | "off"
+  /** One line for a person, e.g. `bubblewrap (PID namespace; evaluate read-only, no network)`. */
+  readonly summary: string
 }
 
 /** How a process ended. */
@@ -94,8 +117,19 @@ export interface Service {
    * virtual paths, sorted; at most `limit`.
    */
   readonly walk: (path: string, limit: number) => Effect.Effect<ReadonlyArray<string>, SandboxViolation | FileError>
-  /** Runs a process in its own process group; interruption kills the whole group. */
+  /**
+   * Runs a process confined as {@link isolation} says; when the call ends (by
+   * itself, by timeout or by interruption) every process it started is gone.
+   */
   readonly run: (spec: ProcessSpec) => Effect.Effect<ProcessResult, ProcessError>
+  /** How processes are confined here. */
+  readonly isolation: Isolation
+  /**
+   * The environment a tool process gets: a short pass-through list (PATH,
+   * HOME, locale, terminal, user, shell, TMPDIR) and the variables the
+   * operator named, read now; never easyai's own `EASYAI_*` variables.
+   */
+  readonly toolEnv: Effect.Effect<Readonly<Record<string, string>>>
 }
 
 /** The host, seen through the sandbox. */

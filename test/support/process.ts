@@ -16,8 +16,17 @@ export const runTs = (entry: string, ...args: ReadonlyArray<string>) => runTsWit
 
 /** As {@link runTs}, with `input` written to the child's stdin (then closed). */
 export const runTsWith = (input: string | undefined, entry: string, ...args: ReadonlyArray<string>) =>
+  runTsEnv({}, input, entry, ...args)
+
+/** As {@link runTsWith}, with `env` set in (or added to) the child's environment. */
+export const runTsEnv = (
+  env: Readonly<Record<string, string>>,
+  input: string | undefined,
+  entry: string,
+  ...args: ReadonlyArray<string>
+) =>
   Effect.scoped(Effect.gen(function*() {
-    const command = Command.make(tsx, entry, ...args).pipe(Command.workingDirectory(projectRoot))
+    const command = Command.make(tsx, entry, ...args).pipe(Command.workingDirectory(projectRoot), Command.env(env))
     const process = yield* (input === undefined ? command : Command.feed(command, input)).pipe(Command.start)
     const [stdout, stderr, exitCode] = yield* Effect.all(
       [text(process.stdout), text(process.stderr), process.exitCode],
@@ -31,9 +40,13 @@ export const runTsWith = (input: string | undefined, entry: string, ...args: Rea
  * killed when the scope closes. Node loads tsx in-process (`--import tsx`),
  * so signals reach the program itself rather than a wrapper around it.
  */
-export const startTs = (entry: string, ...args: ReadonlyArray<string>) =>
+export const startTs = (entry: string, ...args: ReadonlyArray<string>) => startTsEnv({}, entry, ...args)
+
+/** As {@link startTs}, with `env` set in (or added to) the child's environment. */
+export const startTsEnv = (env: Readonly<Record<string, string>>, entry: string, ...args: ReadonlyArray<string>) =>
   Command.make(process.execPath, "--import", "tsx", entry, ...args).pipe(
     Command.workingDirectory(projectRoot),
+    Command.env(env),
     Command.start,
     Effect.provide(NodeContext.layer)
   )

@@ -12,16 +12,36 @@ import { randomBytes } from "node:crypto"
 import { constants } from "node:fs"
 import * as fs from "node:fs/promises"
 import * as nodePath from "node:path"
-import { Effect, Layer } from "effect"
-import { FileError, SandboxViolation } from "../../domain/errors.js"
+import { Effect, Either, Layer } from "effect"
+import { FileError, SandboxSetupError, SandboxViolation } from "../../domain/errors.js"
 import { type DirectoryEntry, type FileInfo, Sandbox, type Service } from "../../services/Sandbox.js"
+import { checkLaunchable } from "./executable.js"
+import { decide, type IsolateMode } from "./isolation.js"
 import { resolvePath, toVirtual } from "./paths.js"
 import { runProcess } from "./process.js"
+import { checkToolEnvNames, toolEnvironment } from "./toolEnv.js"
+
+export type { IsolateMode } from "./isolation.js"
 
 /** Options of {@link layer}. */
 export interface Options {
   /** The directory the model sees as `/`; created if missing. */
   readonly root: string
+  /**
+   * How tool processes are confined (the service's `Isolation`):
+   * `auto` (the default) uses bubblewrap where it works and falls back
+   * otherwise, `on` fails to start without it, `off` always uses the
+   * fallback (process tracking, and evaluate's Python audit hook alone).
+   */
+  readonly isolate?: IsolateMode
+  /** The bubblewrap program; default `bwrap` on PATH. */
+  readonly bwrap?: string
+  /**
+   * Variables in the tool environment (`bash` gets it) besides the short default list
+   * (PATH, HOME, LANG, LANGUAGE, LC_*, TERM, TZ, USER, LOGNAME, SHELL,
+   * TMPDIR). easyai's own `EASYAI_*` variables are refused.
+   */
+  readonly toolEnv?: ReadonlyArray<string>
 }
 
 type FsFailure = FileError | SandboxViolation
@@ -56,6 +76,10 @@ const typeOf = (stats: { isFile(): boolean; isDirectory(): boolean }): "File" | 
 
 const make = (options: Options) =>
   Effect.gen(function*() {
+    const toolEnvNames = yield* Either.match(checkToolEnvNames(options.toolEnv ?? []), {
+      onLeft: (detail) => Effect.fail(new SandboxSetupError({ reason: "ToolEnvRefused", detail })),
+      onRight: Effect.succeed
+    })
     const root = yield* Effect.tryPromise({
       try: async () => {
         await fs.mkdir(options.root, { recursive: true })
@@ -63,6 +87,7 @@ const make = (options: Options) =>
       },
       catch: fsFailure(options.root)
     })
+    const confinement = yield* decide(options.isolate ?? "auto", root, options.bwrap)
     const resolve = (path: string) => resolvePath(root, path)
 
     /** Opens a resolved file for reading without following a last-moment symbolic link. */
@@ -183,11 +208,16 @@ const make = (options: Options) =>
       writeFile,
       list,
       walk,
-      run: (spec) => runProcess(spec, root)
+      run: (spec) =>
+        confinement.isolation.mechanism === "off"
+          ? runProcess(spec, root)
+          : Effect.zipRight(checkLaunchable(spec.command), runProcess(confinement.wrap(spec, root), root, confinement.launch)),
+      isolation: confinement.isolation,
+      toolEnv: Effect.sync(() => toolEnvironment(toolEnvNames, process.env))
     }
     return service
   })
 
-/** A sandbox rooted at `options.root`. */
-export const layer = (options: Options): Layer.Layer<Sandbox, FileError | SandboxViolation> =>
+/** A sandbox rooted at `options.root`; how it confines processes is probed once, here. */
+export const layer = (options: Options): Layer.Layer<Sandbox, FileError | SandboxViolation | SandboxSetupError> =>
   Layer.effect(Sandbox, make(options))

@@ -2,7 +2,9 @@
  * Running a process the way an agent's tools need it: its own process group
  * (so a timeout or an interruption kills the grandchildren too), stdin
  * closed, a clean environment, output captured up to a cap and drained past
- * it (the child never blocks on a full pipe), SIGTERM then SIGKILL.
+ * it (the child never blocks on a full pipe), SIGTERM then SIGKILL — and,
+ * when the call ends, every process still carrying the call's tag killed
+ * too, so a `setsid` or a double fork does not outlive it (see tracking.ts).
  *
  * node's child_process is used directly: @effect/platform's CommandExecutor
  * offers no process-group kill with a grace period, and no capped capture.
@@ -13,6 +15,28 @@ import { type ChildProcess, spawn } from "node:child_process"
 import { Duration, Effect, Option } from "effect"
 import { ProcessError } from "../../domain/errors.js"
 import type { ProcessResult, ProcessSpec } from "../../services/Sandbox.js"
+import { constants } from "node:os"
+import { signalNamespace } from "./namespace.js"
+import { killTagged, newTag, tagVariable } from "./tracking.js"
+
+/** How the process started relates to the command it runs. */
+export interface Launch {
+  /** Tag the tree and, when the call ends, kill whatever still carries the tag (the fallback, see tracking.ts). */
+  readonly track: boolean
+  /**
+   * The process started is bwrap around the command, in a PID namespace:
+   * SIGTERM goes to the namespace's processes (not to bwrap, whose death
+   * would end them at once), and an exit status above 128 stands for the
+   * signal that ended the command, as bwrap reports it.
+   */
+  readonly namespace: boolean
+}
+
+/** A process started as it is, tracked by its group and its tag. */
+export const direct: Launch = { track: true, namespace: false }
+
+/** The signal an exit status above 128 stands for, by its number. */
+const signalNames = new Map(Object.entries(constants.signals).map(([name, number]) => [number + 128, name]))
 
 /** Output kept up to a byte cap; what comes after is counted and dropped. */
 class CappedOutput {
@@ -75,25 +99,31 @@ const closed = (child: ChildProcess): Effect.Effect<void> =>
     })
   })
 
-/** SIGTERM to the group, SIGKILL after the grace if the leader still runs, then SIGKILL to any straggler. */
-const terminate = (child: ChildProcess, grace: Duration.DurationInput): Effect.Effect<void> =>
+/**
+ * SIGTERM to the group, SIGKILL after the grace if the leader still runs,
+ * then SIGKILL to any straggler: the group's, and every process carrying
+ * the call's `tag` wherever it went (another session, reparented to init).
+ */
+const terminate = (child: ChildProcess, launch: Launch, tag: string, grace: Duration.DurationInput): Effect.Effect<void> =>
   Effect.gen(function*() {
     if (isRunning(child)) {
-      signalGroup(child, "SIGTERM")
+      if (launch.namespace && child.pid !== undefined) signalNamespace(child.pid, "SIGTERM")
+      else signalGroup(child, "SIGTERM")
       // Finalizers run uninterruptibly; the wait must stay interruptible for the grace timeout to end it.
       yield* Effect.timeoutOption(Effect.interruptible(exited(child)), grace)
     }
     signalGroup(child, "SIGKILL")
     yield* exited(child)
+    if (launch.track) killTagged(tag)
   }).pipe(Effect.uninterruptible)
 
-const spawnChild = (spec: ProcessSpec, cwd: string): Effect.Effect<ChildProcess, ProcessError> =>
+const spawnChild = (spec: ProcessSpec, cwd: string, tag: string | undefined): Effect.Effect<ChildProcess, ProcessError> =>
   Effect.async<ChildProcess, ProcessError>((resume) => {
     let child: ChildProcess
     try {
       child = spawn(spec.command, [...spec.args], {
         cwd,
-        env: { ...spec.env },
+        env: tag === undefined ? { ...spec.env } : { ...spec.env, [tagVariable]: tag },
         stdio: ["ignore", "pipe", spec.stderr === "merge" ? "pipe" : "ignore"],
         detached: true, // its own process group, so the whole tree can be signalled
         windowsHide: true
@@ -113,23 +143,28 @@ const spawnChild = (spec: ProcessSpec, cwd: string): Effect.Effect<ChildProcess,
     child.once("error", onError)
   })
 
-/** Runs `spec` with `root` as the default working directory. */
-export const runProcess = (spec: ProcessSpec, root: string): Effect.Effect<ProcessResult, ProcessError> =>
+/** Runs `spec` with `root` as the default working directory, started as `launch` says. */
+export const runProcess = (spec: ProcessSpec, root: string, launch: Launch = direct): Effect.Effect<ProcessResult, ProcessError> =>
   Effect.scoped(Effect.gen(function*() {
     const startedAt = Date.now()
+    const tag = newTag()
     // Released on every exit path: a finished leader's stragglers, a timeout, an interruption.
-    const child = yield* Effect.acquireRelease(spawnChild(spec, spec.cwd ?? root), (child) => terminate(child, spec.killGrace))
+    const child = yield* Effect.acquireRelease(
+      spawnChild(spec, spec.cwd ?? root, launch.track ? tag : undefined),
+      (child) => terminate(child, launch, tag, spec.killGrace)
+    )
     const output = new CappedOutput(spec.maxOutputBytes)
     child.stdout?.on("data", (chunk: Buffer) => output.add(chunk))
     child.stderr?.on("data", (chunk: Buffer) => output.add(chunk))
     const finished = yield* Effect.timeoutOption(exited(child), spec.timeout)
     const timedOut = Option.isNone(finished)
     // The leader is done (or out of time): no process of its group outlives the call.
-    yield* terminate(child, spec.killGrace)
+    yield* terminate(child, launch, tag, spec.killGrace)
     yield* Effect.timeoutOption(closed(child), Duration.seconds(1))
+    const reported = launch.namespace && child.exitCode !== null ? signalNames.get(child.exitCode) : undefined
     return {
-      exitCode: child.exitCode ?? undefined,
-      signal: child.signalCode ?? undefined,
+      exitCode: reported === undefined ? child.exitCode ?? undefined : undefined,
+      signal: reported ?? child.signalCode ?? undefined,
       output: output.text(),
       droppedBytes: output.dropped,
       timedOut,

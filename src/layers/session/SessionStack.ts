@@ -17,7 +17,7 @@
  * @module
  */
 import { Effect, Layer } from "effect"
-import type { FileError, SandboxViolation, ToolRegistrationError } from "../../domain/errors.js"
+import type { FileError, SandboxSetupError, SandboxViolation, ToolRegistrationError } from "../../domain/errors.js"
 import type { MemoryError } from "../../domain/memory.js"
 import type { PreambleOptions } from "../../domain/SystemPrompt.js"
 import type { Tool } from "../../domain/Tool.js"
@@ -26,6 +26,7 @@ import type { Approval } from "../../services/Approval.js"
 import type { ChatModel } from "../../services/ChatModel.js"
 import type { Plan } from "../../services/Plan.js"
 import type { Preamble } from "../../services/Preamble.js"
+import type { Sandbox } from "../../services/Sandbox.js"
 import type { Session } from "../../services/Session.js"
 import { type ToolMode, ToolRegistry } from "../../services/ToolRegistry.js"
 import * as AgentLive from "../agent/AgentLive.js"
@@ -68,9 +69,11 @@ export interface Options<E> {
   /**
    * A sandbox on the host and the tools that act in it (fs and evaluate by
    * default; bash and external tools when asked). Without it, no tool
-   * touches the host.
+   * touches the host. `isolate` and `toolEnv` are the sandbox's (see
+   * `SandboxLive.Options`): how tool processes are confined, and which
+   * variables they get besides the default few.
    */
-  readonly host?: { readonly root: string } & HostToolsLive.Options
+  readonly host?: Pick<SandboxLive.Options, "root" | "isolate" | "toolEnv"> & HostToolsLive.Options
   /** A memory directory: the seven knowledge tools, and the memory vocabulary and loop in the preamble. */
   readonly memory?: string
   /** The plan tool; on with the default tools unless `false`. */
@@ -89,14 +92,15 @@ export interface Options<E> {
   }
 }
 
-/** Everything the stack provides. */
-export type Services = Session | Agent | ToolRegistry | Preamble | Plan | McpClient
+/** Everything the stack provides; the `Sandbox` tells programs how tool processes are confined. */
+export type Services = Session | Agent | ToolRegistry | Preamble | Plan | McpClient | Sandbox
 
 /** Everything building the stack can fail with, besides the model's own error. */
 export type BuildError =
   | ToolRegistrationError
   | FileError
   | SandboxViolation
+  | SandboxSetupError
   | MemoryError
   | AgentsFileError
   | InvalidNetwork
@@ -116,7 +120,12 @@ const after = <E1, R1, E2, R2>(first: Layer.Layer<never, E1, R1>, second: Layer.
 export const layer = <E>(options: Options<E>): Layer.Layer<Services, E | BuildError> => {
   const registry = ToolRegistryLive.layer({ mode: options.toolMode ?? "split" })
   const plan = PlanLive.layer
-  const sandbox = SandboxLive.layer({ root: options.host?.root ?? options.workspace ?? "." })
+  const sandbox = SandboxLive.layer({
+    root: options.host?.root ?? options.workspace ?? ".",
+    // Without host tools no tool process runs: nothing to probe.
+    isolate: options.host === undefined ? "off" : options.host.isolate ?? "auto",
+    ...(options.host?.toolEnv === undefined ? {} : { toolEnv: options.host.toolEnv })
+  })
   const memory = options.memory === undefined ? undefined : MemoryStoreLive.fileSystem(options.memory)
   const defaults = options.session?.withDefaultTools ?? true
 
@@ -165,6 +174,6 @@ export const layer = <E>(options: Options<E>): Layer.Layer<Services, E | BuildEr
   const preamble = memory === undefined
     ? PreambleLive.layer(options.preamble)
     : PreambleLive.layerWithMemory(options.preamble).pipe(Layer.provide(memory))
-  return session.pipe(Layer.provideMerge(Layer.mergeAll(agent, registry, preamble, plan, mcp)))
+  return session.pipe(Layer.provideMerge(Layer.mergeAll(agent, registry, preamble, plan, mcp, sandbox)))
 }
 

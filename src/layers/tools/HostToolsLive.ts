@@ -13,7 +13,7 @@
  */
 import { Effect, Layer } from "effect"
 import type { ToolRegistrationError } from "../../domain/errors.js"
-import type { Sandbox } from "../../services/Sandbox.js"
+import { Sandbox } from "../../services/Sandbox.js"
 import { ToolRegistry } from "../../services/ToolRegistry.js"
 import { bash } from "./bash.js"
 import { evaluate } from "./evaluate.js"
@@ -39,6 +39,10 @@ const register = (options: Options) =>
       ...((options.evaluate ?? true) ? [yield* evaluate] : [])
     ]
     for (const tool of tools) yield* registry.add(tool)
+    if (options.bash === true || (options.evaluate ?? true) || options.externalTools !== undefined) {
+      // Which guard holds the tool processes, said once at start.
+      yield* Effect.logInfo(`tools: isolation ${(yield* Sandbox).isolation.summary}`)
+    }
     if (options.externalTools === undefined) return
     const loaded = yield* loadExternalTools(options.externalTools, reservedToolNames)
     // One broken manifest must not take the others (or the agent) down: report it and go on.

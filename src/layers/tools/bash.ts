@@ -1,6 +1,8 @@
 /**
  * `bash`: a shell for the model, in the sandbox root. Not a hardened
- * sandbox: the command runs with the agent's own privileges.
+ * sandbox: the command runs with the agent's own privileges and sees the
+ * file system as the agent does. It gets the sandbox's tool environment
+ * (never easyai's keys), and no process it starts outlives the call.
  *
  * @module
  */
@@ -26,7 +28,8 @@ Parameters:
 
 Output: stdout and stderr interleaved, at most ${bashOutputCap} bytes (the rest is dropped and a note says how much),
 then a line with the exit code. Standard input is closed: interactive programs (vim, less, a password prompt)
-will not work. Background processes are stopped when the command ends.
+will not work. Every process the command starts (background, nohup or setsid ones too) is stopped when it ends.
+The environment holds PATH, HOME, the locale and a few more, not the agent's own variables.
 
 Examples:
   {"command": "ls"}
@@ -55,15 +58,17 @@ export const bash: Effect.Effect<Tool.Tool, never, Sandbox> = Effect.map(Sandbox
     examples: [{ command: "ls -la" }],
     handler: ({ command, timeout_seconds }) => {
       const seconds = timeout_seconds ?? bashDefaultTimeoutSeconds
-      return sandbox.run({
-        command: "/bin/sh",
-        args: ["-c", command],
-        env: inheritedEnvironment(),
-        timeout: Duration.seconds(seconds),
-        killGrace: Duration.seconds(2),
-        maxOutputBytes: bashOutputCap,
-        stderr: "merge"
-      }).pipe(
+      return Effect.flatMap(sandbox.toolEnv, (env) =>
+        sandbox.run({
+          command: "/bin/sh",
+          args: ["-c", command],
+          env,
+          timeout: Duration.seconds(seconds),
+          killGrace: Duration.seconds(2),
+          maxOutputBytes: bashOutputCap,
+          stderr: "merge"
+        })
+      ).pipe(
         Effect.map((result) => {
           const report = describeRun(result, { timeoutMillis: seconds * 1000 })
           return result.exitCode === 0 && !result.timedOut ? ToolResult.ok(report) : ToolResult.error(report)
@@ -71,7 +76,3 @@ export const bash: Effect.Effect<Tool.Tool, never, Sandbox> = Effect.map(Sandbox
       )
     }
   }))
-
-/** The agent's own environment: bash is the user's shell, not an isolated one. */
-const inheritedEnvironment = (): Record<string, string> =>
-  Object.fromEntries(Object.entries(process.env).filter((entry): entry is [string, string] => entry[1] !== undefined))

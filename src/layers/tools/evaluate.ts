@@ -1,19 +1,21 @@
 /**
  * `evaluate`: Python 3 for computation (the legacy name `python3` still
- * routes here). It runs as `python3 -I -S -E` in the sandbox root behind a
- * preamble that refuses every write-mode open and every read outside the
- * sandbox — a guard against accidents, not an isolation boundary (ctypes,
- * subprocess or closure introspection can get around it).
+ * routes here). It runs as `python3 -I -S -E` in the sandbox root under a
+ * CPython audit hook that refuses processes, writes, sockets and ctypes
+ * (evaluateGuard.ts) and, where bubblewrap works, in a read-only,
+ * network-less namespace as well. It is advertised read-only because one of
+ * those guards, at least, is always enforced: a Python without audit hooks
+ * fails the preamble and runs nothing.
  *
  * @module
  */
-import { accessSync, constants } from "node:fs"
-import * as nodePath from "node:path"
 import { Duration, Effect, Schema } from "effect"
 import * as Tool from "../../domain/Tool.js"
 import { ToolResult } from "../../domain/ToolCall.js"
-import { Sandbox } from "../../services/Sandbox.js"
+import { type Isolation, Sandbox } from "../../services/Sandbox.js"
 import { ToolRegistry } from "../../services/ToolRegistry.js"
+import { findExecutable } from "../sandbox/executable.js"
+import { evaluateGuard } from "./evaluateGuard.js"
 import { describeRun } from "./processReport.js"
 
 /** Output kept per run. */
@@ -21,46 +23,15 @@ export const evaluateOutputCap = 32 * 1024
 export const evaluateDefaultTimeoutSeconds = 10
 export const evaluateMaxTimeoutSeconds = 60
 
-/**
- * Wraps `open`, `io.open` and `os.open`: write modes (w, a, x, + in any case)
- * and write flags are refused, and so are paths that resolve outside the
- * working directory (the sandbox root). `__HINT__` names the file-writing
- * tool the model actually has.
- */
-const preamble = `
-import builtins as _b, io as _io, os as _os, sys as _sys
-def _easyai_guard(hint):
-    root = _os.path.realpath(_os.getcwd())
-    def inside(path):
-        if isinstance(path, int):
-            return
-        name = _os.fsdecode(path) if isinstance(path, bytes) else _os.fspath(path)
-        real = _os.path.realpath(name)
-        if real != root and not real.startswith(root + _os.sep):
-            raise PermissionError("evaluate may only read files inside the sandbox; %r is outside it" % (name,))
-    real_open = _b.open
-    def guarded_open(file, mode="r", *args, **kwargs):
-        if any(c in "wax+" for c in str(mode).lower()):
-            raise PermissionError("evaluate is read-only: open(%r, %r) is refused. %s" % (file, mode, hint))
-        inside(file)
-        return real_open(file, mode, *args, **kwargs)
-    _b.open = guarded_open
-    _io.open = guarded_open
-    real_os_open = _os.open
-    write_flags = _os.O_WRONLY | _os.O_RDWR | _os.O_CREAT | _os.O_TRUNC | _os.O_APPEND
-    def guarded_os_open(path, flags, *args, **kwargs):
-        if flags & write_flags:
-            raise PermissionError("evaluate is read-only: os.open with write flags is refused. %s" % (hint,))
-        inside(path)
-        return real_os_open(path, flags, *args, **kwargs)
-    _os.open = guarded_os_open
-_easyai_guard(_sys.argv[1])
-del _easyai_guard
-exec(compile(_sys.argv[2], "<evaluate>", "exec"), {"__name__": "__main__"})
-`
+/** Which guard holds evaluate, in the words its description uses. */
+export const evaluateGuardLine = (isolation: Isolation): string =>
+  isolation.mechanism === "bubblewrap"
+    ? "Runs in a read-only bubblewrap sandbox with no network, under a Python audit hook."
+    : "Guarded by a Python audit hook (no OS sandbox on this host)."
 
-const description = `Evaluate Python 3 code for computation and algorithm prototyping; print what you want to see.
-FORBIDDEN: writing files, subprocesses, network access, ctypes. Standard-library computation only.
+const description = (isolation: Isolation) => `Evaluate Python 3 code for computation and algorithm prototyping; print what you want to see.
+${evaluateGuardLine(isolation)}
+FORBIDDEN (refused with an error): writing files, subprocesses, network access, ctypes. Standard-library computation only.
 Files inside the sandbox may be READ (open(path) or open(path, "rb")); any write-mode open fails.
 
 Parameters:
@@ -76,20 +47,6 @@ Examples:
 
 To create or change a file, use the file-writing tool instead.`
 
-/** The Python interpreter to run, found on PATH once; `undefined` when there is none. */
-const findPython = (): string | undefined => {
-  for (const directory of (process.env["PATH"] ?? "/usr/bin:/bin").split(nodePath.delimiter)) {
-    const candidate = nodePath.join(directory, "python3")
-    try {
-      accessSync(candidate, constants.X_OK)
-      return candidate
-    } catch {
-      // not here
-    }
-  }
-  return undefined
-}
-
 /** What the model should use to write files, named as its registered tools spell it. */
 const writeHint = (names: ReadonlySet<string>): string =>
   names.has("fs_write")
@@ -102,11 +59,11 @@ const writeHint = (names: ReadonlySet<string>): string =>
 export const evaluate: Effect.Effect<Tool.Tool, never, Sandbox | ToolRegistry> = Effect.gen(function*() {
   const sandbox = yield* Sandbox
   const registry = yield* ToolRegistry
-  const python = findPython()
+  const python = findExecutable("python3")
   return Tool.make({
     name: "evaluate",
     annotations: { readOnly: true, openWorld: false },
-    description,
+    description: description(sandbox.isolation),
     shortDescription:
       "Evaluate Python 3 code for compute / algorithm prototyping. FORBIDDEN: filesystem, subprocess, network, ctypes. Stdlib compute only.",
     parameters: Schema.Struct({
@@ -125,8 +82,9 @@ export const evaluate: Effect.Effect<Tool.Tool, never, Sandbox | ToolRegistry> =
         const seconds = timeout_seconds ?? evaluateDefaultTimeoutSeconds
         const result = yield* sandbox.run({
           command: python,
-          args: ["-I", "-S", "-E", "-c", preamble, writeHint(names), code],
+          args: ["-I", "-S", "-E", "-c", evaluateGuard, writeHint(names), code],
           env: { LANG: "C.UTF-8" },
+          confine: "readOnly",
           timeout: Duration.seconds(seconds),
           killGrace: Duration.seconds(1),
           maxOutputBytes: evaluateOutputCap,

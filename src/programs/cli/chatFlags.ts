@@ -62,6 +62,8 @@ export const chatFlags = {
   noPython: ToolFlags.noPython,
   externalTools: ToolFlags.externalTools,
   webAllow: ToolFlags.webAllow,
+  isolate: ToolFlags.isolate,
+  toolEnv: ToolFlags.toolEnv,
   memory: Options.directory("memory").pipe(Options.optional, Options.withDescription("Long-term memory in this directory (the knowledge tools).")),
   skills: Options.directory("skills", { exists: "yes" }).pipe(Options.optional, Options.withDescription("Skills in this directory.")),
   toolsMode: Options.choice("tools-mode", ["split", "unified", "both"]).pipe(

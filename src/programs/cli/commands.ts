@@ -56,7 +56,9 @@ export const manageCommands = [
       allowBash: ToolFlags.allowBash,
       noPython: ToolFlags.noPython,
       externalTools: ToolFlags.externalTools,
-      webAllow: ToolFlags.webAllow
+      webAllow: ToolFlags.webAllow,
+      isolate: ToolFlags.isolate,
+      toolEnv: ToolFlags.toolEnv
     },
     (flags) => lazily(manage, (m) => m.tools(flags))
   ).pipe(Command.withDescription("List the tools an agent gets with these flags, or with --remote those of the server at --url.")),

@@ -41,6 +41,8 @@ import { PresetName } from "../../domain/Sampling.js"
 import { parseNetwork } from "../../layers/tools/web/addressPolicy.js"
 import { parseAllowedHosts } from "../server/hostPolicy.js"
 import { type CorsPolicy, parseCorsPolicy } from "../server/originPolicy.js"
+import { type IsolateMode, isolateModes } from "../../layers/sandbox/isolation.js"
+import { checkToolEnvNames } from "../../layers/sandbox/toolEnv.js"
 
 /** The file looked for in the working directory when none is named. */
 export const defaultFileName = "easyai.ini"
@@ -148,6 +150,10 @@ export interface ServerSettings {
   readonly webuiPlaceholder?: string
   /** `web_allow`: networks the web tools may reach besides public addresses, CIDRs comma-separated. */
   readonly webAllow?: ReadonlyArray<string>
+  /** `isolate`: auto, on or off, as `--isolate` takes it. */
+  readonly isolate?: IsolateMode
+  /** `tool_env`: variable names passed to tool processes, comma-separated. */
+  readonly toolEnv?: ReadonlyArray<string>
 }
 
 /** How the chat offers tools to the model. */
@@ -199,6 +205,10 @@ export interface CliSettings {
   readonly verbose?: boolean
   /** `log_file`: append every log line to this file (absolute). */
   readonly logFile?: string
+  /** `isolate`: auto, on or off, as `--isolate` takes it. */
+  readonly isolate?: IsolateMode
+  /** `tool_env`: variable names passed to tool processes, comma-separated. */
+  readonly toolEnv?: ReadonlyArray<string>
 }
 
 /** One `[MODEL_<pattern>]` section. */
@@ -364,6 +374,12 @@ const isMcpServer = (item: string): boolean => {
   return isHttpUrl(at > 0 && isValidAlias(item.slice(at + 1)) ? item.slice(0, at) : item)
 }
 
+const isolateSetting: Decode<IsolateMode> = oneOf(isolateModes)
+
+/** Variable names, none of easyai's own: the sandbox refuses those, and the file should say so where it is read. */
+const toolEnvSetting: Decode<ReadonlyArray<string>> = (value, base) =>
+  Either.flatMap(list("variable names", () => true)(value, base), checkToolEnvNames)
+
 // ---------------------------------------------------------------------------
 // The sections' keys
 
@@ -409,7 +425,9 @@ const serverFields: Fields<ServerSettings> = {
   inject: field(boolean, "inject"),
   webuiTitle: field(text, "webui_title"),
   webuiPlaceholder: field(text, "webui_placeholder"),
-  webAllow: field(networks, "web_allow")
+  webAllow: field(networks, "web_allow"),
+  isolate: field(isolateSetting, "isolate"),
+  toolEnv: field(toolEnvSetting, "tool_env")
 }
 
 const cliFields: Fields<CliSettings> = {
@@ -434,7 +452,9 @@ const cliFields: Fields<CliSettings> = {
   yes: field(boolean, "yes"),
   shell: field(boolean, "shell"),
   verbose: field(boolean, "verbose"),
-  logFile: field(filePath, "log_file")
+  logFile: field(filePath, "log_file"),
+  isolate: field(isolateSetting, "isolate"),
+  toolEnv: field(toolEnvSetting, "tool_env")
 }
 
 /** The INI keys of a table, canonical names only. */

@@ -12,6 +12,7 @@ import * as ClientLive from "../../layers/client/ClientLive.js"
 import * as NoChatModel from "../../layers/model/NoChatModel.js"
 import * as SessionStack from "../../layers/session/SessionStack.js"
 import { Client } from "../../services/Client.js"
+import { Sandbox } from "../../services/Sandbox.js"
 import { ToolRegistry } from "../../services/ToolRegistry.js"
 import { reportFailure } from "./failure.js"
 import { clientOverrides, type RemoteFlags } from "./remoteFlags.js"
@@ -51,12 +52,15 @@ export const tools = (flags: RemoteFlags & ToolFlags.HostFlags & { readonly remo
       Effect.flatMap(client.tools, (all) => Console.log(all.map((tool) => line(tool.name, tool.description)).join("\n"))))
     : Effect.gen(function*() {
       yield* ToolFlags.checkHostFlags(flags)
-      const specs = yield* Effect.flatMap(ToolRegistry, (registry) => registry.specs).pipe(
+      const host = ToolFlags.hostOption(flags)
+      const [specs, sandbox] = yield* Effect.all([Effect.flatMap(ToolRegistry, (registry) => registry.specs), Sandbox]).pipe(
         Effect.provide(SessionStack.layer({
           model: NoChatModel.layer("listing tools needs no model"),
-          ...ToolFlags.hostOption(flags),
+          ...host,
           ...ToolFlags.webOption(flags)
         }))
       )
       yield* Console.log(specs.map((spec) => line(spec.name, spec.shortDescription)).join("\n"))
+      // Which guard holds the tool processes these flags would start.
+      if (host.host !== undefined) yield* Console.log(`\ntools: isolation ${sandbox.isolation.summary}`)
     }).pipe(reportFailure("easyai tools"))

@@ -48,6 +48,8 @@ export const mcpFlags = {
   memory,
   externalTools: ToolFlags.externalTools,
   webAllow: ToolFlags.webAllow,
+  isolate: ToolFlags.isolate,
+  toolEnv: ToolFlags.toolEnv,
   skills,
   toolsMode,
   tools: ToolFlags.tools,
@@ -58,6 +60,6 @@ export const mcpFlags = {
   maxClientConnections: GuardFlags.maxClientConnections,
   mcp: mcpOption,
   config: settingsFileOption(
-    "[cli] (sandbox, allow_bash, memory, skills, external_tools, web_allow, tools_mode, tools, mcp), [SERVER] (cors, allowed_hosts, body_timeout, max_client_connections)"
+    "[cli] (sandbox, allow_bash, memory, skills, external_tools, web_allow, tools_mode, tools, mcp, isolate, tool_env), [SERVER] (cors, allowed_hosts, body_timeout, max_client_connections)"
   )
 }

@@ -111,6 +111,7 @@ const settled = (flag: Flags) =>
       noInject: flag.noInject || server.inject === false,
       webuiTitle: fill(flag.webuiTitle, server.webuiTitle),
       webuiPlaceholder: fill(flag.webuiPlaceholder, server.webuiPlaceholder),
+      ...ToolFlags.withToolSettings(flag, server),
       ctx: fill(flag.ctx, engine.context),
       threads: fill(flag.threads, engine.threads),
       preset: fill(flag.preset, engine.preset)

@@ -106,6 +106,8 @@ export const serveFlags = {
   allowBash: ToolFlags.allowBash,
   noPython: ToolFlags.noPython,
   webAllow: ToolFlags.webAllow,
+  isolate: ToolFlags.isolate,
+  toolEnv: ToolFlags.toolEnv,
   timeout,
   grace,
   maxBody,

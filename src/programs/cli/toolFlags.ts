@@ -7,6 +7,7 @@
 import { Options } from "@effect/cli"
 import { Config, Effect, Either, Option } from "effect"
 import { ConfigurationError } from "../../domain/errors.js"
+import { type IsolateMode, isolateModes } from "../../layers/sandbox/isolation.js"
 import type * as SessionStack from "../../layers/session/SessionStack.js"
 import { parseNetworks } from "../../layers/tools/web/addressPolicy.js"
 import type { CliSettings } from "./config.js"
@@ -35,6 +36,23 @@ export const webAllow = Options.text("web-allow").pipe(
     "Networks the web tools may reach besides public addresses: comma-separated CIDRs, e.g. 192.168.1.0/24,fd00::/8 (default: none; loopback, private, link-local and metadata addresses are refused)."
   )
 )
+/** `--isolate auto|on|off`: how tool processes are confined. */
+export const isolate = Options.choice("isolate", isolateModes).pipe(
+  Options.optional,
+  Options.withDescription(
+    "How tool processes (bash, evaluate, external tools) are confined: auto (default) runs each call in a bubblewrap " +
+      "PID namespace, evaluate read-only with no network, where that works, and falls back otherwise; on refuses to " +
+      "start without it; off tracks and kills each call's processes, and guards evaluate with a Python audit hook."
+  )
+)
+/** `--tool-env NAME,…`: more variables for tool processes. */
+export const toolEnv = Options.text("tool-env").pipe(
+  Options.optional,
+  Options.withDescription(
+    "Pass these variables (comma-separated names) to bash besides PATH, HOME, LANG, LANGUAGE, LC_*, TERM, " +
+      "TZ, USER, LOGNAME, SHELL and TMPDIR. easyai's own EASYAI_* variables are refused."
+  )
+)
 
 /** `--api-key`, from `EASYAI_API_KEY` when absent; a blank key is no key, not one nothing can match. */
 export const apiKey = (description: string) =>
@@ -52,6 +70,8 @@ export interface HostFlags {
   readonly noPython: boolean
   readonly externalTools?: Option.Option<string>
   readonly webAllow: Option.Option<string>
+  readonly isolate: Option.Option<IsolateMode>
+  readonly toolEnv: Option.Option<string>
 }
 
 /** The flags that choose a toolbelt, as both the chat and `easyai mcp` parse them. */
@@ -75,7 +95,17 @@ export const withCliTools = <F extends ToolbeltFlags>(flag: F, cli: CliSettings)
   toolsMode: fill(flag.toolsMode, cli.toolsMode),
   webAllow: fill(flag.webAllow, cli.webAllow?.join(",")),
   tools: fill(flag.tools, cli.tools?.join(",")),
-  mcp: flag.mcp.length > 0 ? flag.mcp : [...(cli.mcp ?? [])]
+  mcp: flag.mcp.length > 0 ? flag.mcp : [...(cli.mcp ?? [])],
+  ...withToolSettings(flag, cli)
+})
+
+/** `--isolate` and `--tool-env` with a settings section's `isolate` and `tool_env` where the flag was not given. */
+export const withToolSettings = (
+  flag: Pick<HostFlags, "isolate" | "toolEnv">,
+  section: { readonly isolate?: IsolateMode; readonly toolEnv?: ReadonlyArray<string> }
+): Pick<HostFlags, "isolate" | "toolEnv"> => ({
+  isolate: fill(flag.isolate, section.isolate),
+  toolEnv: fill(flag.toolEnv, section.toolEnv?.join(","))
 })
 
 /** Refuses combinations that cannot work, and networks that are not networks, before anything loads. */
@@ -105,6 +135,8 @@ export const hostOption = (flags: HostFlags): Pick<SessionStack.Options<never>, 
       fs: Option.isSome(flags.sandbox),
       bash: flags.allowBash,
       evaluate: Option.isSome(flags.sandbox) && !flags.noPython,
+      toolEnv: names(flags.toolEnv),
+      ...Option.match(flags.isolate, { onNone: () => ({}), onSome: (mode) => ({ isolate: mode }) }),
       ...Option.match(external, { onNone: () => ({}), onSome: (dir) => ({ externalTools: dir }) })
     }
   }

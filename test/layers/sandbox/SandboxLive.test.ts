@@ -19,8 +19,11 @@ const fixture = () => {
   return { base, root }
 }
 
-const withSandbox = <A, E>(root: string, body: (sandbox: Sandbox["Type"]) => Effect.Effect<A, E>) =>
-  Effect.flatMap(Sandbox, body).pipe(Effect.provide(SandboxLive.layer({ root })))
+const withSandbox = <A, E>(
+  root: string,
+  body: (sandbox: Sandbox["Type"]) => Effect.Effect<A, E>,
+  isolate: SandboxLive.Options["isolate"] = "auto"
+) => Effect.flatMap(Sandbox, body).pipe(Effect.provide(SandboxLive.layer({ root, isolate })))
 
 describe("Sandbox paths", () => {
   it.effect("re-roots absolute paths and normalizes components", () =>
@@ -144,7 +147,7 @@ describe("Sandbox processes", () => {
         expect(result.droppedBytes).toBe(300000 + 1 + "finished\n".length - 1024)
       })))
 
-  it.live("kills a process that ignores SIGTERM, and its grandchildren, at the timeout", () => {
+  it.live("kills a process that ignores SIGTERM, and its grandchildren, at the timeout (isolate off: the pids are the host's)", () => {
     const { root } = fixture()
     return withSandbox(root, (sandbox) =>
       Effect.gen(function*() {
@@ -155,10 +158,10 @@ describe("Sandbox processes", () => {
         expect(result.signal).toBe("SIGKILL")
         const grandchild = Number(readFileSync(path.join(root, "grandchild.pid"), "utf8"))
         expect(yield* goneSoon(grandchild)).toBe(true)
-      }))
+      }), "off")
   })
 
-  it.live("leaves no background process behind when the command ends", () => {
+  it.live("leaves no background process behind when the command ends (isolate off: the pids are the host's)", () => {
     const { root } = fixture()
     return withSandbox(root, (sandbox) =>
       Effect.gen(function*() {
@@ -166,10 +169,10 @@ describe("Sandbox processes", () => {
         expect(result.exitCode).toBe(0)
         expect(result.timedOut).toBe(false)
         expect(yield* goneSoon(Number(readFileSync(path.join(root, "bg.pid"), "utf8")))).toBe(true)
-      }))
+      }), "off")
   })
 
-  it.live("kills the whole group when interrupted", () => {
+  it.live("kills the whole group when interrupted (isolate off: the pids are the host's)", () => {
     const { root } = fixture()
     return withSandbox(root, (sandbox) =>
       Effect.gen(function*() {
@@ -181,7 +184,7 @@ describe("Sandbox processes", () => {
         const exit = yield* Fiber.interrupt(fiber)
         expect(Exit.isInterrupted(exit)).toBe(true)
         expect(yield* goneSoon(Number(readFileSync(path.join(root, "child.pid"), "utf8")))).toBe(true)
-      }))
+      }), "off")
   })
 
   it.live("bounds a busy loop by the timeout", () =>

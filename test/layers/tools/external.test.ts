@@ -64,21 +64,27 @@ const tool = (overrides: Entry = {}): Entry => ({
 const without = (entry: Entry, field: string): Entry =>
   Object.fromEntries(Object.entries(entry).filter(([key]) => key !== field))
 
-const withSandbox = <A, E, R>(ws: Workspace, effect: Effect.Effect<A, E, R>) =>
-  effect.pipe(Effect.provide(SandboxLive.layer({ root: ws.root })))
+type Isolate = SandboxLive.Options["isolate"]
 
-const loadDir = (ws: Workspace, reserved: ReadonlyArray<string> = []) =>
-  withSandbox(ws, loadExternalTools(ws.tools, reserved))
+const withSandbox = <A, E, R>(ws: Workspace, effect: Effect.Effect<A, E, R>, isolate: Isolate = "auto") =>
+  effect.pipe(Effect.provide(SandboxLive.layer({ root: ws.root, isolate })))
 
-/** Loads a manifest holding `entry` alone and returns its tool. */
-const single = (ws: Workspace, entry: Entry) =>
+const loadDir = (ws: Workspace, reserved: ReadonlyArray<string> = [], isolate: Isolate = "auto") =>
+  withSandbox(ws, loadExternalTools(ws.tools, reserved), isolate)
+
+/** Loads a manifest holding `entry` alone and returns its tool, on a sandbox isolated as `isolate` says. */
+const single = (ws: Workspace, entry: Entry, isolate: Isolate = "auto") =>
   Effect.gen(function*() {
     writeFileSync(path.join(ws.tools, "EASYAI-test.tools"), manifest([entry]))
-    const loaded = yield* loadDir(ws)
+    const loaded = yield* loadDir(ws, [], isolate)
     expect(loaded.errors).toEqual([])
     expect(loaded.tools).toHaveLength(1)
     return yield* Effect.fromNullable(loaded.tools[0])
   })
+
+/** The result without the `PWD=` line bwrap adds to a tool's environment. */
+const withoutPwd = (result: ToolResult): ToolResult =>
+  result.isError ? result : ToolResult.ok(result.content.split("\n").filter((line) => !line.startsWith("PWD=")).join("\n"))
 
 const call = (t: Tool.Tool, args: unknown) => t.invoke(typeof args === "string" ? args : JSON.stringify(args))
 
@@ -635,26 +641,28 @@ describe("calling an external tool", () => {
     })
   })
 
-  it.live("gives the command only the passthrough variables set at call time", () => {
+  it.live("gives the command only the passthrough variables set at call time (and PWD under bubblewrap)", () => {
     const ws = workspace()
-    const saved = process.env["EASYAI_EXT_TOKEN"]
+    const saved = process.env["EXT_TEST_TOKEN"]
     const restore = Effect.sync(() => {
-      if (saved === undefined) delete process.env["EASYAI_EXT_TOKEN"]
-      else process.env["EASYAI_EXT_TOKEN"] = saved
+      if (saved === undefined) delete process.env["EXT_TEST_TOKEN"]
+      else process.env["EXT_TEST_TOKEN"] = saved
     })
     return Effect.gen(function*() {
-      const t = yield* single(
+      const loaded = yield* single(
         ws,
-        tool({ command: "/usr/bin/env", env_passthrough: ["EASYAI_EXT_TOKEN", "EASYAI_EXT_UNSET"] })
+        tool({ command: "/usr/bin/env", env_passthrough: ["EXT_TEST_TOKEN", "EXT_TEST_UNSET"] })
       )
-      delete process.env["EASYAI_EXT_UNSET"]
-      process.env["EASYAI_EXT_TOKEN"] = "first"
-      expect(yield* call(t, {})).toEqual(ToolResult.ok("EASYAI_EXT_TOKEN=first\n"))
-      process.env["EASYAI_EXT_TOKEN"] = "rotated"
-      expect(yield* call(t, {})).toEqual(ToolResult.ok("EASYAI_EXT_TOKEN=rotated\n"))
-      process.env["EASYAI_EXT_TOKEN"] = "x".repeat(4097)
+      // bwrap sets PWD to the working directory it enters; nothing else is added.
+      const t = { ...loaded, invoke: (raw: string) => Effect.map(loaded.invoke(raw), withoutPwd) }
+      delete process.env["EXT_TEST_UNSET"]
+      process.env["EXT_TEST_TOKEN"] = "first"
+      expect(yield* call(t, {})).toEqual(ToolResult.ok("EXT_TEST_TOKEN=first\n"))
+      process.env["EXT_TEST_TOKEN"] = "rotated"
+      expect(yield* call(t, {})).toEqual(ToolResult.ok("EXT_TEST_TOKEN=rotated\n"))
+      process.env["EXT_TEST_TOKEN"] = "x".repeat(4097)
       expect(yield* call(t, {})).toEqual(ToolResult.ok(""))
-      delete process.env["EASYAI_EXT_TOKEN"]
+      delete process.env["EXT_TEST_TOKEN"]
       expect(yield* call(t, {})).toEqual(ToolResult.ok(""))
     }).pipe(Effect.ensuring(restore))
   })
@@ -667,7 +675,7 @@ describe("calling an external tool", () => {
     })
   })
 
-  it.live("kills a command that ignores SIGTERM, and its grandchild, at the timeout", () => {
+  it.live("kills a command that ignores SIGTERM, and its grandchild, at the timeout (isolate off: the pid is the host's)", () => {
     const ws = workspace()
     const stubborn = script(
       ws,
@@ -675,7 +683,7 @@ describe("calling an external tool", () => {
       ["trap '' TERM", "echo started", "/bin/sleep 30 &", "echo $! > grandchild.pid", "wait"].join("\n")
     )
     return Effect.gen(function*() {
-      const t = yield* single(ws, tool({ command: stubborn, timeout_ms: 200 }))
+      const t = yield* single(ws, tool({ command: stubborn, timeout_ms: 200 }), "off")
       const startedAt = Date.now()
       expect(yield* call(t, {})).toEqual(
         ToolResult.error("t: timed out after 200 ms; the process and its children were stopped\nstarted\n")

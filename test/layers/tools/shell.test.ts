@@ -11,14 +11,18 @@ import { tempDir } from "../../support/tempDir.js"
 import { named } from "../../support/tools.js"
 
 /** A registry with bash and evaluate on a sandbox at `root`, plus `extra` tools. */
-const registryAt = (root: string, extra: ReadonlyArray<ReturnType<typeof named>> = []) =>
+const registryAt = (
+  root: string,
+  extra: ReadonlyArray<ReturnType<typeof named>> = [],
+  isolate: SandboxLive.Options["isolate"] = "auto"
+) =>
   Layer.effectDiscard(Effect.gen(function*() {
     const registry = yield* ToolRegistry
     for (const tool of extra) yield* registry.add(tool)
     yield* registry.add(yield* bash)
     yield* registry.add(yield* evaluate)
   })).pipe(
-    Layer.provideMerge(Layer.merge(ToolRegistryLive.layer(), SandboxLive.layer({ root })))
+    Layer.provideMerge(Layer.merge(ToolRegistryLive.layer(), SandboxLive.layer({ root, isolate })))
   )
 
 const call = (name: string, args: unknown) =>
@@ -45,14 +49,14 @@ describe("bash", () => {
       expect(note).toBe(`[output truncated: ${40000 - 32 * 1024} more bytes were dropped]`)
     }).pipe(Effect.provide(registryAt(tempDir()))))
 
-  it.live("stops a command at its timeout, with everything it started", () => {
+  it.live("stops a command at its timeout, with everything it started (isolate off: the pid is the host's)", () => {
     const root = tempDir()
     return Effect.gen(function*() {
       const result = yield* call("bash", { command: "sleep 60 & echo $! > bg.pid; sleep 60", timeout_seconds: 1 })
       expect(result.isError).toBe(true)
       expect(result.content).toContain("[timed out after 1000 ms; the process and its children were stopped]")
       expect(yield* goneSoon(Number(readFileSync(path.join(root, "bg.pid"), "utf8")))).toBe(true)
-    }).pipe(Effect.provide(registryAt(root)))
+    }).pipe(Effect.provide(registryAt(root, [], "off")))
   })
 
   it.live("rejects a timeout above 300 seconds with a teaching error", () =>

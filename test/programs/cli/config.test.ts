@@ -412,6 +412,35 @@ describe("loadConfig", () => {
       expect((yield* loadConfig(undefined, absolute)).cli).toEqual({ logFile: "/var/log/easyai.log" })
     }))
 
+  it.effect("reads isolate and tool_env in [cli] and [SERVER]", () =>
+    Effect.gen(function*() {
+      const dir = yield* withFile(
+        "easyai.ini",
+        lines("[cli]", "isolate = On", "tool_env = PROJECT_TOKEN, GIT_AUTHOR_NAME", "[SERVER]", "isolate = off", "tool_env[] = A", "tool_env[] = B")
+      )
+      const config = yield* loadConfig(undefined, dir)
+      expect(config.warnings).toEqual([])
+      expect(config.cli).toEqual({ isolate: "on", toolEnv: ["PROJECT_TOKEN", "GIT_AUTHOR_NAME"] })
+      expect(config.server).toEqual({ isolate: "off", toolEnv: ["A", "B"] })
+    }))
+
+  const badToolValues: ReadonlyArray<{ readonly text: string; readonly message: string }> = [
+    { text: lines("[cli]", "isolate = maybe"), message: "[cli] isolate: expected one of auto, on, off, got \"maybe\"" },
+    {
+      text: lines("[SERVER]", "tool_env = PATH, EASYAI_API_KEY"),
+      message: "[SERVER] tool_env: EASYAI_API_KEY cannot be passed to tools: easyai's own variables (EASYAI_*, its API keys among them) never reach a tool process"
+    },
+    { text: lines("[cli]", "tool_env = not-a-name"), message: "[cli] tool_env: \"not-a-name\" is not a variable name (letters, digits and _)" }
+  ]
+  for (const { message, text } of badToolValues) {
+    it.effect(`fails on ${message}`, () =>
+      Effect.gen(function*() {
+        const dir = yield* withFile("easyai.ini", text)
+        const error = yield* Effect.flip(loadConfig("easyai.ini", dir))
+        expect(error.message).toBe(`easyai.ini:2: ${message}`)
+      }))
+  }
+
   const badChatValues: ReadonlyArray<{ readonly text: string; readonly message: string }> = [
     { text: lines("[cli]", "shell = sometimes"), message: "[cli] shell: expected on/off, true/false, yes/no or 1/0, got \"sometimes\"" },
     { text: lines("[cli]", "verbose = loud"), message: "[cli] verbose: expected on/off, true/false, yes/no or 1/0, got \"loud\"" },

@@ -17,6 +17,7 @@
  * @module
  */
 import { Either } from "effect"
+import { isEasyaiVariable } from "../../sandbox/toolEnv.js"
 
 /** The limits a manifest must respect; each closes a class of resource abuse. */
 export const limits = {
@@ -486,6 +487,11 @@ const checkEnv = (tool: JsonRecord, report: Report): ReadonlyArray<string> => {
     } else if (!isIdentifier(name)) {
       report.error(
         `${report.where}: env_passthrough[${index}] ${shown(name)} is not a valid variable name: ${identifierRule}`
+      )
+    } else if (isEasyaiVariable(name)) {
+      report.warn(
+        `${report.where}: env_passthrough names "${name}", one of easyai's own variables (EASYAI_*, its API keys among them), ` +
+          "which never reach a tool; it is left out"
       )
     } else {
       if (linkerVariables.includes(name)) {

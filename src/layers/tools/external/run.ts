@@ -22,6 +22,7 @@ import * as Tool from "../../../domain/Tool.js"
 import { describeJsonType, type JsonObject, parseArgumentObject } from "../../../domain/ToolArguments.js"
 import { type JsonSchema, ToolResult } from "../../../domain/ToolCall.js"
 import { type ProcessResult, Sandbox, type Service as SandboxService } from "../../../services/Sandbox.js"
+import { isEasyaiVariable } from "../../sandbox/toolEnv.js"
 import { ending, outputWithNote } from "../processReport.js"
 import { type ExternalParameter, type ExternalToolDefinition, sandboxCwd } from "./manifest.js"
 
@@ -116,10 +117,15 @@ export const buildArgv = (
     return value === undefined ? "" : String(value)
   })
 
-/** The passthrough variables set in this process now; read per call so a rotated credential is seen. */
+/**
+ * The passthrough variables set in this process now; read per call so a
+ * rotated credential is seen. easyai's own (`EASYAI_*`) never pass, even
+ * when a manifest names them.
+ */
 const passthroughEnv = (names: ReadonlyArray<string>): Record<string, string> => {
   const env: Record<string, string> = {}
   for (const name of names) {
+    if (isEasyaiVariable(name)) continue
     const value = process.env[name]
     if (value !== undefined && Buffer.byteLength(value, "utf8") <= maxEnvValueBytes) env[name] = value
   }
