@@ -40,6 +40,7 @@ import {
   vocabularyOf
 } from "../../domain/memory.js"
 import { MemoryStore } from "../../services/MemoryStore.js"
+import { readUpTo, withRegular } from "../files/regularFile.js"
 import { type Backend, makeService, metaOf } from "./backend.js"
 import {
   codeOf,
@@ -65,6 +66,13 @@ export interface FileSystemOptions {
 
 /** How large a hand-edited entry file may be before `load` refuses it. */
 const fileMaxBytes = 2 * 1024 * 1024
+
+const tooLarge = (name: EntryName, size: bigint): MemoryError =>
+  new MemoryError({
+    reason: "BodyTooLarge",
+    file: name.file,
+    detail: `"${name.file}" is ${size} bytes, edited beyond the cap by hand: ask the operator to split it`
+  })
 
 const conflict = (name: EntryName): MemoryError =>
   new MemoryError({
@@ -138,28 +146,17 @@ const makeFileSystem = (directory: string, options: FileSystemOptions) =>
     const readWhole = (name: EntryName) =>
       Effect.tryPromise({
         try: async (): Promise<{ readonly text: string; readonly stats: BigIntStats } | "missing" | "foreign"> => {
-          let handle: fs.FileHandle
           try {
-            handle = await fs.open(pathOf(name), constants.O_RDONLY | constants.O_NOFOLLOW)
+            // Never a blocking open: a FIFO named like an entry is "foreign", not a hang.
+            return await withRegular(pathOf(name), async (handle, stats) => {
+              if (stats.size > BigInt(fileMaxBytes)) throw tooLarge(name, stats.size)
+              const bytes = await readUpTo(handle, fileMaxBytes)
+              if (bytes.length > fileMaxBytes) throw tooLarge(name, BigInt(bytes.length))
+              return { text: bytes.toString("utf8"), stats }
+            }, () => "foreign" as const)
           } catch (error) {
-            const code = codeOf(error)
-            if (code === "ENOENT") return "missing"
-            if (code === "ELOOP") return "foreign"
+            if (codeOf(error) === "ENOENT") return "missing"
             throw error
-          }
-          try {
-            const stats = await handle.stat({ bigint: true })
-            if (!stats.isFile()) return "foreign"
-            if (stats.size > BigInt(fileMaxBytes)) {
-              throw new MemoryError({
-                reason: "BodyTooLarge",
-                file: name.file,
-                detail: `"${name.file}" is ${stats.size} bytes, edited beyond the cap by hand: ask the operator to split it`
-              })
-            }
-            return { text: await handle.readFile("utf8"), stats }
-          } finally {
-            await handle.close()
           }
         },
         catch: io(name.file, "read")
