@@ -57,7 +57,7 @@ describe("Sandbox paths", () => {
           expect(error._tag === "SandboxViolation" && error.reason, link).toBe("SymlinkEscape")
         }
         expect(Either.isLeft(yield* Effect.either(sandbox.writeFile("up/planted.txt", "x")))).toBe(true)
-        expect(Either.isLeft(yield* Effect.either(sandbox.list("up")))).toBe(true)
+        expect(Either.isLeft(yield* Effect.either(sandbox.list("up", 10)))).toBe(true)
         expect(new TextDecoder().decode(yield* sandbox.readFile("alias", 1024))).toBe("hello\n")
         expect(existsSync(path.join(base, "planted.txt"))).toBe(false)
         expect(readFileSync(path.join(base, "secret.txt"), "utf8")).toBe("parent secret")
@@ -100,7 +100,7 @@ describe("Sandbox files", () => {
         const range = yield* sandbox.readRange("/inside.txt", 1, 3)
         expect(new TextDecoder().decode(range.bytes)).toBe("ell")
         expect(range.size).toBe(6)
-        expect((yield* sandbox.list("/src")).map((e) => [e.name, e.type])).toEqual([
+        expect((yield* sandbox.list("/src", 10)).entries.map((e) => [e.name, e.type])).toEqual([
           ["a.ts", "File"],
           ["b.ts", "File"],
           ["escape", "Other"]
