@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it } from "@effect/vitest"
-import { Effect, Layer } from "effect"
+import { Effect } from "effect"
 import {
   existsSync,
   mkdirSync,
@@ -11,9 +11,8 @@ import {
   writeFileSync
 } from "node:fs"
 import * as path from "node:path"
-import { ToolCall, type ToolMode, ToolRegistry, ToolRegistryLive } from "easyai"
-import * as SandboxLive from "../../../src/layers/sandbox/SandboxLive.js"
-import { fsTools } from "../../../src/layers/tools/fs/fsTools.js"
+import { ToolCall, type ToolMode, ToolRegistry } from "easyai"
+import { callTool, fsToolsLayer } from "../../support/fsTools.js"
 import { tempDir } from "../../support/tempDir.js"
 
 const created: Array<string> = []
@@ -38,14 +37,9 @@ const fixture = (files: Readonly<Record<string, string | Uint8Array>> = {}) => {
 }
 
 /** A registry holding every fs tool over a sandbox at `root`. */
-const tools = (root: string, mode: ToolMode = "both") =>
-  Layer.unwrapEffect(Effect.map(fsTools, (all) => ToolRegistryLive.layer({ mode, tools: all }))).pipe(
-    Layer.provide(SandboxLive.layer({ root }))
-  )
+const tools = (root: string, mode: ToolMode = "both") => fsToolsLayer({ root }, mode)
 
-const call = (name: string, args: unknown) =>
-  Effect.flatMap(ToolRegistry, (registry) =>
-    registry.call(new ToolCall({ id: "call_1", name, arguments: JSON.stringify(args) })))
+const call = callTool
 
 /** The text of a successful call; fails the test on an error result. */
 const ok = (name: string, args: unknown) =>
