@@ -48,6 +48,11 @@ export interface Options {
    * prove that a listing examines only the entries it shows.
    */
   readonly onEntryStat?: () => void
+  /**
+   * Internal, for tests: `false` walks paths by name under the root, as on
+   * systems without `/proc`, instead of relative to opened directories.
+   */
+  readonly descriptorWalk?: boolean
 }
 
 type FsFailure = FileError | SandboxViolation
@@ -111,7 +116,12 @@ const make = (options: Options) =>
       },
       catch: fsFailure(options.root)
     })
-    const tree = yield* Effect.tryPromise({ try: () => makeTree(root), catch: fsFailure("/") })
+    const tree = yield* Effect.tryPromise({ try: () => makeTree(root, options.descriptorWalk ?? true), catch: fsFailure("/") })
+    if (!tree.anchored && options.descriptorWalk !== false) {
+      yield* Effect.logWarning(
+        "no /proc/self/fd: the sandbox reaches paths by name, so a directory swapped for a link mid-call is not always caught"
+      )
+    }
     const onEntryStat = options.onEntryStat ?? (() => {})
     /** When each directory (by its components) was last swept, in wall-clock millis. */
     const swept = new Map<string, number>()

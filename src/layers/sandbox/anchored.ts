@@ -59,12 +59,16 @@ const directoryFlags = constants.O_RDONLY | constants.O_DIRECTORY | constants.O_
 const tooManyLinks = (): Error =>
   Object.assign(new Error("too many levels of symbolic links"), { code: "ELOOP" })
 
-/** A tree rooted at `root` (absolute, canonical), anchored on descriptors where the system allows. */
-export const makeTree = async (root: string): Promise<Tree> => {
+/**
+ * A tree rooted at `root` (absolute, canonical), anchored on descriptors
+ * where the system allows and `descriptors` is not false.
+ */
+export const makeTree = async (root: string, descriptors = true): Promise<Tree> => {
   const proc = (dir: OpenDirectory) => `/proc/self/fd/${dir.handle.fd}`
   const handle = await fs.open(root, directoryFlags)
   let anchored = false
   try {
+    if (!descriptors) return pathTree(root)
     const [own, seen] = await Promise.all([handle.stat(), fs.stat(proc({ handle, components: [] }))])
     anchored = own.ino === seen.ino && own.dev === seen.dev
   } catch {
@@ -72,10 +76,13 @@ export const makeTree = async (root: string): Promise<Tree> => {
   } finally {
     await handle.close()
   }
+  return anchored ? { root, anchored, at: (dir, name) => `${proc(dir)}/${name}`, self: proc } : pathTree(root)
+}
+
+/** The fallback: each step named by its path under the root. */
+const pathTree = (root: string): Tree => {
   const pathOf = (dir: OpenDirectory) => nodePath.join(root, ...dir.components)
-  return anchored
-    ? { root, anchored, at: (dir, name) => `${proc(dir)}/${name}`, self: proc }
-    : { root, anchored, at: (dir, name) => nodePath.join(pathOf(dir), name), self: pathOf }
+  return { root, anchored: false, at: (dir, name) => nodePath.join(pathOf(dir), name), self: pathOf }
 }
 
 const openDirectory = async (path: string, components: ReadonlyArray<string>): Promise<OpenDirectory> => ({

@@ -19,8 +19,11 @@ const fixture = () => {
   return { base, root }
 }
 
-const withSandbox = <A, E>(root: string, body: (sandbox: Sandbox["Type"]) => Effect.Effect<A, E>) =>
-  Effect.flatMap(Sandbox, body).pipe(Effect.provide(SandboxLive.layer({ root })))
+const withSandbox = <A, E>(
+  root: string,
+  body: (sandbox: Sandbox["Type"]) => Effect.Effect<A, E>,
+  descriptorWalk = true
+) => Effect.flatMap(Sandbox, body).pipe(Effect.provide(SandboxLive.layer({ root, descriptorWalk })))
 
 describe("Sandbox paths", () => {
   it.effect("re-roots absolute paths and normalizes components", () =>
@@ -62,6 +65,47 @@ describe("Sandbox paths", () => {
         expect(existsSync(path.join(base, "planted.txt"))).toBe(false)
         expect(readFileSync(path.join(base, "secret.txt"), "utf8")).toBe("parent secret")
       }))
+  })
+})
+
+describe.each([
+  ["relative to opened directories", true],
+  ["by path, where there is no /proc", false]
+])("Sandbox links inside the root, walked %s", (_, descriptorWalk) => {
+  it.effect("are walked from the root: relative, absolute, through .., to directories, and loops end", () => {
+    const { base, root } = fixture()
+    mkdirSync(path.join(root, "real", "deep"), { recursive: true })
+    writeFileSync(path.join(root, "real", "deep", "f.txt"), "deep\n")
+    symlinkSync("../inside.txt", path.join(root, "real", "up-alias")) // relative, climbing inside the root
+    symlinkSync(path.join(root, "real"), path.join(root, "dir-alias")) // absolute, to a directory
+    symlinkSync("dir-alias/deep/../../inside.txt", path.join(root, "winding")) // .. taken after the link, physically
+    symlinkSync("dir-alias/../../secret.txt", path.join(root, "sneaky")) // .. above the root through a link
+    symlinkSync("loop-b", path.join(root, "loop-a"))
+    symlinkSync("loop-a", path.join(root, "loop-b"))
+    symlinkSync(path.join(base, "userX", "secret.txt"), path.join(root, "up-and-out"))
+    return withSandbox(root, (sandbox) =>
+      Effect.gen(function*() {
+        const text = (bytes: Uint8Array) => new TextDecoder().decode(bytes)
+        expect(text(yield* sandbox.readFile("/real/up-alias", 100))).toBe("hello\n")
+        expect(text(yield* sandbox.readFile("/dir-alias/deep/f.txt", 100))).toBe("deep\n")
+        expect(text(yield* sandbox.readFile("/winding", 100))).toBe("hello\n")
+        expect(yield* sandbox.stat("/dir-alias")).toMatchObject({ path: "/dir-alias", type: "Directory" })
+        expect((yield* sandbox.list("/dir-alias", 10)).entries.map((entry) => entry.name)).toEqual(["deep", "up-alias"])
+        yield* sandbox.writeFile("/dir-alias/deep/new.txt", "new\n")
+        expect(readFileSync(path.join(root, "real", "deep", "new.txt"), "utf8")).toBe("new\n")
+        // Writing to a link that stays inside replaces the file it points at, and keeps the link.
+        yield* sandbox.writeFile("/real/up-alias", "rewritten\n")
+        expect(readFileSync(path.join(root, "inside.txt"), "utf8")).toBe("rewritten\n")
+        expect(yield* Effect.flip(sandbox.readFile("/sneaky", 100))).toMatchObject({ reason: "SymlinkEscape" })
+        expect(yield* Effect.flip(sandbox.writeFile("/sneaky", "x"))).toMatchObject({ reason: "SymlinkEscape" })
+        expect(readFileSync(path.join(base, "secret.txt"), "utf8")).toBe("parent secret")
+        expect(yield* Effect.flip(sandbox.readFile("/loop-a", 100))).toMatchObject({
+          _tag: "FileError",
+          reason: "Io",
+          detail: "too many levels of symbolic links"
+        })
+        expect(yield* Effect.flip(sandbox.readFile("/up-and-out", 100))).toMatchObject({ reason: "SymlinkEscape" })
+      }), descriptorWalk)
   })
 })
 
