@@ -67,7 +67,9 @@ describe("FIFOs where files are read", () => {
       for (const name of names) {
         const loaded = yield* call("knowledge_load", { keywords: [`${name}.md`] })
         expect(field(loaded, "result", "isError"), JSON.stringify(loaded)).toBe(true)
-        expect(String(field(loaded, "result", "content", 0, "text"))).toContain(`"${name}.md" exists in the memory directory but is not a memory entry`)
+        expect(String(field(loaded, "result", "content", 0, "text"))).toContain(
+          `"${name}.md" exists in the memory directory but is not a memory entry (it is a named pipe (FIFO))`
+        )
       }
       for (const name of names) {
         const read = yield* call("fs_read", { path: `/${name}.txt` })

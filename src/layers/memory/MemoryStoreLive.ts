@@ -40,7 +40,7 @@ import {
   vocabularyOf
 } from "../../domain/memory.js"
 import { MemoryStore } from "../../services/MemoryStore.js"
-import { readUpTo, withRegular } from "../files/regularFile.js"
+import { describeKind, readUpTo, type SpecialKind, withRegular } from "../files/regularFile.js"
 import { type Backend, makeService, metaOf } from "./backend.js"
 import {
   codeOf,
@@ -74,12 +74,14 @@ const tooLarge = (name: EntryName, size: bigint): MemoryError =>
     detail: `"${name.file}" is ${size} bytes, edited beyond the cap by hand: ask the operator to split it`
   })
 
-const conflict = (name: EntryName): MemoryError =>
+/** An entry's file is taken by something that is not an entry: a file without a header, or `kind` of special file. */
+const conflict = (name: EntryName, kind?: SpecialKind): MemoryError =>
   new MemoryError({
     reason: "Conflict",
     file: name.file,
-    detail: `"${name.file}" exists in the memory directory but is not a memory entry (no "keywords:" first line): ` +
-      `choose other keywords, or ask the operator about the file`
+    detail: `"${name.file}" exists in the memory directory but is not a memory entry (${
+      kind === undefined ? `no "keywords:" first line` : `it is ${describeKind(kind)}`
+    }): choose other keywords, or ask the operator about the file`
   })
 
 const makeFileSystem = (directory: string, options: FileSystemOptions) =>
@@ -145,15 +147,17 @@ const makeFileSystem = (directory: string, options: FileSystemOptions) =>
 
     const readWhole = (name: EntryName) =>
       Effect.tryPromise({
-        try: async (): Promise<{ readonly text: string; readonly stats: BigIntStats } | "missing" | "foreign"> => {
+        try: async (): Promise<
+          { readonly text: string; readonly stats: BigIntStats } | "missing" | { readonly special: SpecialKind }
+        > => {
           try {
-            // Never a blocking open: a FIFO named like an entry is "foreign", not a hang.
+            // Never a blocking open: a FIFO named like an entry is a conflict, not a hang.
             return await withRegular(pathOf(name), async (handle, stats) => {
               if (stats.size > BigInt(fileMaxBytes)) throw tooLarge(name, stats.size)
               const bytes = await readUpTo(handle, fileMaxBytes)
               if (bytes.length > fileMaxBytes) throw tooLarge(name, BigInt(bytes.length))
               return { text: bytes.toString("utf8"), stats }
-            }, () => "foreign" as const)
+            }, (special) => ({ special }))
           } catch (error) {
             if (codeOf(error) === "ENOENT") return "missing"
             throw error
@@ -166,8 +170,9 @@ const makeFileSystem = (directory: string, options: FileSystemOptions) =>
     const readEntry = (name: EntryName) =>
       Effect.flatMap(readWhole(name), (read) => {
         if (read === "missing") return Effect.succeed(undefined)
-        const parsed = read === "foreign" ? undefined : parseEntry(read.text)
-        if (read === "foreign" || parsed === undefined) return Effect.fail(conflict(name))
+        if ("special" in read) return Effect.fail(conflict(name, read.special))
+        const parsed = parseEntry(read.text)
+        if (parsed === undefined) return Effect.fail(conflict(name))
         return Effect.succeed({
           body: parsed.body,
           indexed: indexedOf(name, read.stats, Buffer.byteLength(read.text.slice(0, parsed.bodyStart)))
