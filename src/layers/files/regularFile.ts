@@ -68,15 +68,25 @@ export const describeKind = (kind: SpecialKind): string => {
   }
 }
 
+/** How {@link openRegular} opens. */
+export interface OpenOptions {
+  /**
+   * Follow a symbolic link in the last component. Default false: files on
+   * the model's behalf never follow one. An operator's own files (an
+   * `AGENTS.md`, a skill, a manifest) may be links by design.
+   */
+  readonly followLinks?: boolean
+}
+
 /**
  * Opens `path` for reading if, and only if, the opened descriptor is a
  * regular file; otherwise says what is there (closing what it opened).
  * Other failures (`ENOENT`, `EACCES`, …) are thrown as node threw them.
  */
-export const openRegular = async (path: string): Promise<Opened> => {
+export const openRegular = async (path: string, options: OpenOptions = {}): Promise<Opened> => {
   let handle: fs.FileHandle
   try {
-    handle = await fs.open(path, readFlags)
+    handle = await fs.open(path, options.followLinks === true ? readFlags & ~constants.O_NOFOLLOW : readFlags)
   } catch (error) {
     switch (codeOf(error)) {
       case "ELOOP":
@@ -107,9 +117,10 @@ export const openRegular = async (path: string): Promise<Opened> => {
 export const withRegular = async <A, B>(
   path: string,
   use: (handle: fs.FileHandle, stats: BigIntStats) => Promise<A>,
-  special: (kind: SpecialKind) => B
+  special: (kind: SpecialKind) => B,
+  options: OpenOptions = {}
 ): Promise<A | B> => {
-  const opened = await openRegular(path)
+  const opened = await openRegular(path, options)
   if (opened._tag === "Special") return special(opened.kind)
   try {
     return await use(opened.handle, opened.stats)
