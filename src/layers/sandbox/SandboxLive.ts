@@ -17,7 +17,7 @@
 import type { Dirent } from "node:fs"
 import { constants } from "node:fs"
 import * as fs from "node:fs/promises"
-import { Effect, Layer } from "effect"
+import { Effect, Layer, Ref } from "effect"
 import { FileError, SandboxViolation } from "../../domain/errors.js"
 import type { DirectoryEntry, DirectoryListing, FileInfo, Service } from "../../services/Sandbox.js"
 import { Sandbox } from "../../services/Sandbox.js"
@@ -124,7 +124,13 @@ const make = (options: Options) =>
     }
     const onEntryStat = options.onEntryStat ?? (() => {})
     /** When each directory (by its components) was last swept, in wall-clock millis. */
-    const swept = new Map<string, number>()
+    const swept = yield* Ref.make<ReadonlyMap<string, number>>(new Map())
+    /** Whether `key` is due for a sweep at `now`; if so, it is marked swept. */
+    const dueForSweep = (key: string, now: number) =>
+      Ref.modify(swept, (last): readonly [boolean, ReadonlyMap<string, number>] => {
+        if (now - (last.get(key) ?? Number.NEGATIVE_INFINITY) < sweepEveryMillis) return [false, last]
+        return [true, new Map(last.size >= sweptMemory ? [] : last).set(key, now)]
+      })
 
     const resolve = (path: string) => resolvePath(root, path)
 
@@ -180,13 +186,9 @@ const make = (options: Options) =>
       })
 
     /** Removes the temporary files a dead writer left in `dir`; at most once per directory per {@link sweepEveryMillis}. */
-    const sweep = (dir: OpenDirectory) =>
-      Effect.tryPromise(async () => {
-        const key = dir.components.join("/")
-        const now = Date.now() // wall clock, as the kernel's file times
-        if (now - (swept.get(key) ?? Number.NEGATIVE_INFINITY) < sweepEveryMillis) return
-        if (swept.size >= sweptMemory) swept.clear()
-        swept.set(key, now)
+    const sweep = (dir: OpenDirectory) => {
+      const now = Date.now() // wall clock, as the kernel's file times
+      return Effect.tryPromise(async () => {
         for (const name of await fs.readdir(tree.self(dir))) {
           const writer = writerOf(name)
           if (writer === undefined) continue
@@ -198,8 +200,10 @@ const make = (options: Options) =>
       }).pipe(
         Effect.catchAll((error) =>
           Effect.logDebug("sweeping left-over temporary files failed").pipe(Effect.annotateLogs({ error: String(error) }))
-        )
+        ),
+        Effect.whenEffect(dueForSweep(dir.components.join("/"), now))
       )
+    }
 
     /** The directory to write `name` into, open; a link as the last component is followed, a directory refused. */
     const locateForWrite = (components: ReadonlyArray<string>, virtual: string) =>
