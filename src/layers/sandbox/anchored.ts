@@ -64,11 +64,11 @@ const tooManyLinks = (): Error =>
  * where the system allows and `descriptors` is not false.
  */
 export const makeTree = async (root: string, descriptors = true): Promise<Tree> => {
+  if (!descriptors) return pathTree(root)
   const proc = (dir: OpenDirectory) => `/proc/self/fd/${dir.handle.fd}`
   const handle = await fs.open(root, directoryFlags)
   let anchored = false
   try {
-    if (!descriptors) return pathTree(root)
     const [own, seen] = await Promise.all([handle.stat(), fs.stat(proc({ handle, components: [] }))])
     anchored = own.ino === seen.ino && own.dev === seen.dev
   } catch {
