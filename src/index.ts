@@ -57,6 +57,7 @@ export { Plan, type Service as PlanService } from "./services/Plan.js"
 export { type ComposeInput, Preamble, type Service as PreambleService } from "./services/Preamble.js"
 export {
   type DirectoryEntry,
+  type DirectoryListing,
   type FileInfo,
   type ProcessResult,
   type ProcessSpec,

@@ -109,13 +109,23 @@ export class SandboxViolation extends Schema.TaggedError<SandboxViolation>()("Sa
 /** A file operation inside the sandbox failed. `path` is the model's (virtual) path. */
 export class FileError extends Schema.TaggedError<FileError>()("FileError", {
   path: Schema.String,
-  reason: Schema.Literal("NotFound", "NotAFile", "NotADirectory", "AlreadyExists", "TooLarge", "PermissionDenied", "Io"),
+  reason: Schema.Literal(
+    "NotFound",
+    "NotAFile",
+    "NotRegular",
+    "NotADirectory",
+    "AlreadyExists",
+    "TooLarge",
+    "PermissionDenied",
+    "Io"
+  ),
   detail: Schema.optional(Schema.String)
 }) {
   override get message(): string {
     const what: Record<typeof this.reason, string> = {
       NotFound: "no such file or directory",
       NotAFile: "is a directory, not a file",
+      NotRegular: "is not a regular file",
       NotADirectory: "is not a directory",
       AlreadyExists: "already exists",
       TooLarge: "is too large",

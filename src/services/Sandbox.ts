@@ -33,8 +33,18 @@ export interface FileInfo {
 /** One directory entry. */
 export interface DirectoryEntry {
   readonly name: string
+  /** A symbolic link is `Other`: listings never follow links. */
   readonly type: "File" | "Directory" | "Other"
+  /** Bytes, for a file; 0 otherwise. */
   readonly size: number
+}
+
+/** What `list` shows of a directory: its first entries by name, and how many it holds. */
+export interface DirectoryListing {
+  /** At most the asked-for number of entries, sorted by name. */
+  readonly entries: ReadonlyArray<DirectoryEntry>
+  /** Every entry the directory holds, shown or not. */
+  readonly total: number
 }
 
 /** How to run a process. */
@@ -101,7 +111,11 @@ export interface Service {
    */
   readonly resolve: (path: string) => Effect.Effect<ResolvedPath, SandboxViolation>
   readonly stat: (path: string) => Effect.Effect<FileInfo, SandboxViolation | FileError>
-  /** Reads a whole file, refusing one larger than `maxBytes`. */
+  /**
+   * Reads a whole file, refusing one larger than `maxBytes`. Only a regular
+   * file is read: a named pipe, socket or device is refused without being
+   * waited on.
+   */
   readonly readFile: (path: string, maxBytes: number) => Effect.Effect<Uint8Array, SandboxViolation | FileError>
   /** Reads up to `length` bytes from `offset`, and reports the file size. */
   readonly readRange: (
@@ -109,9 +123,18 @@ export interface Service {
     offset: number,
     length: number
   ) => Effect.Effect<{ readonly bytes: Uint8Array; readonly size: number }, SandboxViolation | FileError>
-  /** Writes a file atomically (a temporary file renamed into place), creating parent directories. */
+  /**
+   * Writes a file atomically (a temporary file renamed into place), creating
+   * parent directories. A failed or interrupted write leaves no temporary
+   * file behind.
+   */
   readonly writeFile: (path: string, data: Uint8Array | string) => Effect.Effect<void, SandboxViolation | FileError>
-  readonly list: (path: string) => Effect.Effect<ReadonlyArray<DirectoryEntry>, SandboxViolation | FileError>
+  /**
+   * The first `limit` entries of a directory by name, and how many it holds:
+   * only the entries shown are examined, so a huge directory costs what is
+   * shown. Temporary files of writes in progress are not entries.
+   */
+  readonly list: (path: string, limit: number) => Effect.Effect<DirectoryListing, SandboxViolation | FileError>
   /**
    * Every file under `path` (recursively, not following symbolic links), as
    * virtual paths, sorted; at most `limit`.

@@ -40,6 +40,7 @@ import {
   vocabularyOf
 } from "../../domain/memory.js"
 import { MemoryStore } from "../../services/MemoryStore.js"
+import { describeKind, readUpTo, type SpecialKind, withRegular } from "../files/regularFile.js"
 import { type Backend, makeService, metaOf } from "./backend.js"
 import {
   codeOf,
@@ -66,12 +67,21 @@ export interface FileSystemOptions {
 /** How large a hand-edited entry file may be before `load` refuses it. */
 const fileMaxBytes = 2 * 1024 * 1024
 
-const conflict = (name: EntryName): MemoryError =>
+const tooLarge = (name: EntryName, size: bigint): MemoryError =>
+  new MemoryError({
+    reason: "BodyTooLarge",
+    file: name.file,
+    detail: `"${name.file}" is ${size} bytes, edited beyond the cap by hand: ask the operator to split it`
+  })
+
+/** An entry's file is taken by something that is not an entry: a file without a header, or `kind` of special file. */
+const conflict = (name: EntryName, kind?: SpecialKind): MemoryError =>
   new MemoryError({
     reason: "Conflict",
     file: name.file,
-    detail: `"${name.file}" exists in the memory directory but is not a memory entry (no "keywords:" first line): ` +
-      `choose other keywords, or ask the operator about the file`
+    detail: `"${name.file}" exists in the memory directory but is not a memory entry (${
+      kind === undefined ? `no "keywords:" first line` : `it is ${describeKind(kind)}`
+    }): choose other keywords, or ask the operator about the file`
   })
 
 const makeFileSystem = (directory: string, options: FileSystemOptions) =>
@@ -137,29 +147,20 @@ const makeFileSystem = (directory: string, options: FileSystemOptions) =>
 
     const readWhole = (name: EntryName) =>
       Effect.tryPromise({
-        try: async (): Promise<{ readonly text: string; readonly stats: BigIntStats } | "missing" | "foreign"> => {
-          let handle: fs.FileHandle
+        try: async (): Promise<
+          { readonly text: string; readonly stats: BigIntStats } | "missing" | { readonly special: SpecialKind }
+        > => {
           try {
-            handle = await fs.open(pathOf(name), constants.O_RDONLY | constants.O_NOFOLLOW)
+            // Never a blocking open: a FIFO named like an entry is a conflict, not a hang.
+            return await withRegular(pathOf(name), async (handle, stats) => {
+              if (stats.size > BigInt(fileMaxBytes)) throw tooLarge(name, stats.size)
+              const bytes = await readUpTo(handle, fileMaxBytes)
+              if (bytes.length > fileMaxBytes) throw tooLarge(name, BigInt(bytes.length))
+              return { text: bytes.toString("utf8"), stats }
+            }, (special) => ({ special }))
           } catch (error) {
-            const code = codeOf(error)
-            if (code === "ENOENT") return "missing"
-            if (code === "ELOOP") return "foreign"
+            if (codeOf(error) === "ENOENT") return "missing"
             throw error
-          }
-          try {
-            const stats = await handle.stat({ bigint: true })
-            if (!stats.isFile()) return "foreign"
-            if (stats.size > BigInt(fileMaxBytes)) {
-              throw new MemoryError({
-                reason: "BodyTooLarge",
-                file: name.file,
-                detail: `"${name.file}" is ${stats.size} bytes, edited beyond the cap by hand: ask the operator to split it`
-              })
-            }
-            return { text: await handle.readFile("utf8"), stats }
-          } finally {
-            await handle.close()
           }
         },
         catch: io(name.file, "read")
@@ -169,8 +170,9 @@ const makeFileSystem = (directory: string, options: FileSystemOptions) =>
     const readEntry = (name: EntryName) =>
       Effect.flatMap(readWhole(name), (read) => {
         if (read === "missing") return Effect.succeed(undefined)
-        const parsed = read === "foreign" ? undefined : parseEntry(read.text)
-        if (read === "foreign" || parsed === undefined) return Effect.fail(conflict(name))
+        if ("special" in read) return Effect.fail(conflict(name, read.special))
+        const parsed = parseEntry(read.text)
+        if (parsed === undefined) return Effect.fail(conflict(name))
         return Effect.succeed({
           body: parsed.body,
           indexed: indexedOf(name, read.stats, Buffer.byteLength(read.text.slice(0, parsed.bodyStart)))

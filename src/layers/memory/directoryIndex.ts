@@ -7,13 +7,15 @@
  *
  * @module
  */
-import { constants } from "node:fs"
 import type { BigIntStats } from "node:fs"
 import * as fs from "node:fs/promises"
 import * as nodePath from "node:path"
 import { Effect, SynchronizedRef } from "effect"
 import { type EntryMeta, type EntryName, MemoryError, parseEntry, parseFileName } from "../../domain/memory.js"
+import { codeOf, withRegular } from "../files/regularFile.js"
 import { metaOf, type Snapshot, viewOf } from "./backend.js"
+
+export { codeOf } from "../files/regularFile.js"
 
 /** What `FileSystemOptions.onDiskAccess` (in `MemoryStoreLive.ts`) reports. */
 export type DiskAccess =
@@ -61,12 +63,6 @@ const scanConcurrency = 32
 
 /** How much of a file is read to index it: the header line and the blank line after it. */
 const headBytes = 4096
-
-/** The `code` of a node error, if it has one. */
-export const codeOf = (error: unknown): string | undefined =>
-  typeof error === "object" && error !== null && "code" in error && typeof error.code === "string"
-    ? error.code
-    : undefined
 
 /** An I/O failure on `file` as a `MemoryError` (`Io`); a `MemoryError` passes through. */
 export const io = (file: string, verb: string) => (error: unknown): MemoryError =>
@@ -126,25 +122,19 @@ export const makeDirectoryIndex = (dir: string, access: (access: DiskAccess) => 
           if (!stats.isFile()) return "foreign"
           if (previous !== undefined && unchanged(previous, stats)) return previous
           access("read")
-          let handle: fs.FileHandle
           try {
-            handle = await fs.open(path, constants.O_RDONLY | constants.O_NOFOLLOW)
+            // Opened without blocking and checked on the descriptor: a FIFO or link swapped in since the lstat is "foreign".
+            return await withRegular(path, async (handle, opened): Promise<Indexed | "foreign"> => {
+              const buffer = Buffer.alloc(headBytes)
+              const { bytesRead } = await handle.read(buffer, 0, headBytes, 0)
+              const head = buffer.toString("utf8", 0, bytesRead)
+              const parsed = parseEntry(head)
+              if (parsed === undefined) return "foreign"
+              return indexedOf(name, opened, Buffer.byteLength(head.slice(0, parsed.bodyStart)))
+            }, () => "foreign")
           } catch (error) {
-            const code = codeOf(error)
-            if (code === "ENOENT") return "missing" // removed since the lstat
-            if (code === "ELOOP") return "foreign" // replaced by a symbolic link since the lstat
+            if (codeOf(error) === "ENOENT") return "missing" // removed since the lstat
             throw error
-          }
-          try {
-            const opened = await handle.stat({ bigint: true })
-            const buffer = Buffer.alloc(headBytes)
-            const { bytesRead } = await handle.read(buffer, 0, headBytes, 0)
-            const head = buffer.toString("utf8", 0, bytesRead)
-            const parsed = parseEntry(head)
-            if (parsed === undefined) return "foreign"
-            return indexedOf(name, opened, Buffer.byteLength(head.slice(0, parsed.bodyStart)))
-          } finally {
-            await handle.close()
           }
         },
         catch: io(name.file, "read")

@@ -1,24 +1,45 @@
 /**
  * The `Sandbox` on the local file system and processes.
  *
- * node's fs is used directly where @effect/platform's FileSystem has no
- * equivalent: opening with O_NOFOLLOW (a symbolic link swapped in after the
- * check is refused, not followed) and exclusive temporary files for atomic
- * writes.
+ * Every file operation walks the model's path from the root one component
+ * at a time, each directory opened inside the one before (`anchored.ts`),
+ * so a directory swapped for a symbolic link mid-call cannot carry a read
+ * or a write outside the root. Files are opened without blocking and read
+ * only when the opened descriptor is a regular file (`regularFile.ts`).
+ * Writes go to an exclusive temporary file in the directory already opened,
+ * renamed into place; a failed or interrupted write removes it, and the
+ * next write into a directory removes those a dead writer left
+ * (`temporary.ts`). node's fs is used directly where @effect/platform's
+ * FileSystem has no equivalent (open flags, descriptors).
  *
  * @module
  */
-import { randomBytes } from "node:crypto"
+import type { Dirent } from "node:fs"
 import { constants } from "node:fs"
 import * as fs from "node:fs/promises"
-import * as nodePath from "node:path"
-import { Effect, Either, Layer } from "effect"
+import { Effect, Either, Layer, Ref } from "effect"
 import { FileError, SandboxSetupError, SandboxViolation } from "../../domain/errors.js"
-import { type DirectoryEntry, type FileInfo, Sandbox, type Service } from "../../services/Sandbox.js"
+import type { DirectoryEntry, DirectoryListing, FileInfo, Service } from "../../services/Sandbox.js"
+import { Sandbox } from "../../services/Sandbox.js"
+import { codeOf, describeKind, readUpTo, type SpecialKind, withRegular } from "../files/regularFile.js"
+import {
+  type Follow,
+  follow,
+  isFollow,
+  LinkEscape,
+  type Located,
+  locate,
+  makeTree,
+  openChild,
+  type OpenDirectory,
+  type Tree,
+  walkTo
+} from "./anchored.js"
 import { checkLaunchable } from "./executable.js"
 import { decide, type IsolateMode } from "./isolation.js"
-import { resolvePath, toVirtual } from "./paths.js"
+import { lexicalComponents, resolvePath } from "./paths.js"
 import { runProcess } from "./process.js"
+import { isStale, isTemporary, staleAfterMillis, temporaryName, writerOf } from "./temporary.js"
 import { checkToolEnvNames, toolEnvironment } from "./toolEnv.js"
 
 export type { IsolateMode } from "./isolation.js"
@@ -42,14 +63,37 @@ export interface Options {
    * TMPDIR). easyai's own `EASYAI_*` variables are refused.
    */
   readonly toolEnv?: ReadonlyArray<string>
+  /**
+   * Internal, for tests: called for every entry `list` stats, so a test can
+   * prove that a listing examines only the entries it shows.
+   */
+  readonly onEntryStat?: () => void
+  /**
+   * Internal, for tests: `false` walks paths by name under the root, as on
+   * systems without `/proc`, instead of relative to opened directories.
+   */
+  readonly descriptorWalk?: boolean
 }
 
 type FsFailure = FileError | SandboxViolation
 
-/** Translates a node fs error once, at the edge. */
+/** The last component is not a regular file, so it is not read. */
+class SpecialFile extends Error {
+  constructor(readonly kind: SpecialKind) {
+    super(describeKind(kind))
+  }
+}
+
+/** Translates a node fs error (or a refusal of the walk) once, at the edge. */
 const fsFailure = (path: string) => (error: unknown): FsFailure => {
-  const code = typeof error === "object" && error !== null ? (error as { readonly code?: unknown }).code : undefined // boundary: node errors carry a code
-  switch (code) {
+  if (error instanceof LinkEscape) return new SandboxViolation({ path, reason: "SymlinkEscape" })
+  if (error instanceof SpecialFile) {
+    return error.kind === "Directory"
+      ? new FileError({ path, reason: "NotAFile" })
+      : new FileError({ path, reason: "NotRegular", detail: `it is ${describeKind(error.kind)}` })
+  }
+  const detail = error instanceof Error ? error.message : String(error)
+  switch (codeOf(error)) {
     case "ENOENT":
       return new FileError({ path, reason: "NotFound" })
     case "EISDIR":
@@ -57,22 +101,31 @@ const fsFailure = (path: string) => (error: unknown): FsFailure => {
     case "ENOTDIR":
       return new FileError({ path, reason: "NotADirectory" })
     case "EEXIST":
+    case "ENOTEMPTY":
       return new FileError({ path, reason: "AlreadyExists" })
     case "EACCES":
     case "EPERM":
       return new FileError({ path, reason: "PermissionDenied" })
     case "EFBIG":
-      return new FileError({ path, reason: "TooLarge", detail: error instanceof Error ? error.message : String(error) })
-    case "ELOOP":
-      // O_NOFOLLOW met a symbolic link that was not there when the path was checked.
-      return new SandboxViolation({ path, reason: "SymlinkEscape" })
+      return new FileError({ path, reason: "TooLarge", detail })
     default:
-      return new FileError({ path, reason: "Io", detail: error instanceof Error ? error.message : String(error) })
+      return new FileError({ path, reason: "Io", detail })
   }
 }
 
 const typeOf = (stats: { isFile(): boolean; isDirectory(): boolean }): "File" | "Directory" | "Other" =>
   stats.isFile() ? "File" : stats.isDirectory() ? "Directory" : "Other"
+
+const byName = (a: Dirent, b: Dirent): number => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)
+
+/** A directory's entries, without our temporary files, sorted by name; no entry is stat'ed. */
+const entriesOf = async (tree: Tree, dir: OpenDirectory): Promise<Array<Dirent>> =>
+  (await fs.readdir(tree.self(dir), { withFileTypes: true })).filter((entry) => !isTemporary(entry.name)).sort(byName)
+
+/** How often one directory is swept for left-over temporary files. */
+const sweepEveryMillis = staleAfterMillis
+/** Directories whose last sweep is remembered; past this the memory starts over. */
+const sweptMemory = 4096
 
 const make = (options: Options) =>
   Effect.gen(function*() {
@@ -88,116 +141,225 @@ const make = (options: Options) =>
       catch: fsFailure(options.root)
     })
     const confinement = yield* decide(options.isolate ?? "auto", root, options.bwrap)
+    const tree = yield* Effect.tryPromise({ try: () => makeTree(root, options.descriptorWalk ?? true), catch: fsFailure("/") })
+    if (!tree.anchored && options.descriptorWalk !== false) {
+      yield* Effect.logWarning(
+        "no /proc/self/fd: the sandbox reaches paths by name, so a directory swapped for a link mid-call is not always caught"
+      )
+    }
+    const onEntryStat = options.onEntryStat ?? (() => {})
+    /** When each directory (by its components) was last swept, in wall-clock millis. */
+    const swept = yield* Ref.make<ReadonlyMap<string, number>>(new Map())
+    /** Whether `key` is due for a sweep at `now`; if so, it is marked swept. */
+    const dueForSweep = (key: string, now: number) =>
+      Ref.modify(swept, (last): readonly [boolean, ReadonlyMap<string, number>] => {
+        if (now - (last.get(key) ?? Number.NEGATIVE_INFINITY) < sweepEveryMillis) return [false, last]
+        return [true, new Map(last.size >= sweptMemory ? [] : last).set(key, now)]
+      })
+
     const resolve = (path: string) => resolvePath(root, path)
 
-    /** Opens a resolved file for reading without following a last-moment symbolic link. */
-    const withFile = <A>(path: string, use: (handle: fs.FileHandle) => Promise<A>) =>
-      Effect.flatMap(resolve(path), (resolved) =>
+    /** The model's path, lexically: its components and its normalized virtual form. */
+    const parse = (path: string) =>
+      Effect.map(lexicalComponents(path), (components) => ({ components, virtual: `/${components.join("/")}` }))
+
+    /** Runs `last` on the path's final component, reached without leaving the root; `virtual` is the model's path. */
+    const at = <A>(path: string, last: (located: Located, virtual: string) => Promise<A | Follow>) =>
+      Effect.flatMap(parse(path), ({ components, virtual }) =>
         Effect.tryPromise({
-          try: async () => {
-            const handle = await fs.open(resolved.real, constants.O_RDONLY | constants.O_NOFOLLOW)
-            try {
-              if (!(await handle.stat()).isFile()) throw Object.assign(new Error("not a file"), { code: "EISDIR" })
-              return await use(handle)
-            } finally {
-              await handle.close()
-            }
-          },
-          catch: fsFailure(resolved.virtual)
+          try: () => walkTo(tree, components, false, (located) => last(located, virtual)),
+          catch: fsFailure(virtual)
         }))
+
+    /** Reads the regular file at the path with `use`; a link inside the root is followed, anything else refused. */
+    const withFile = <A>(path: string, use: (handle: fs.FileHandle, size: number) => Promise<A>) =>
+      at(path, async ({ dir, name }) => {
+        if (name === undefined) throw new SpecialFile("Directory")
+        return withRegular(
+          tree.at(dir, name),
+          (handle, stats) => use(handle, Number(stats.size)),
+          (kind) => {
+            if (kind === "SymbolicLink") return follow(tree, dir, name)
+            throw new SpecialFile(kind)
+          }
+        )
+      })
 
     const stat = (path: string) =>
-      Effect.flatMap(resolve(path), (resolved) =>
-        Effect.tryPromise({
-          try: async (): Promise<FileInfo> => {
-            const stats = await fs.stat(resolved.real)
-            return { path: resolved.virtual, type: typeOf(stats), size: stats.size, modifiedMillis: stats.mtimeMs }
-          },
-          catch: fsFailure(resolved.virtual)
-        }))
+      at(path, async ({ dir, name }, virtual): Promise<FileInfo | Follow> => {
+        const stats = name === undefined ? await dir.handle.stat() : await fs.lstat(tree.at(dir, name))
+        if (name !== undefined && stats.isSymbolicLink()) return follow(tree, dir, name)
+        return { path: virtual, type: typeOf(stats), size: stats.size, modifiedMillis: stats.mtimeMs }
+      })
 
     const readFile = (path: string, maxBytes: number) =>
-      withFile(path, async (handle) => {
-        const { size } = await handle.stat()
-        if (size > maxBytes) throw Object.assign(new Error(`${size} bytes, more than ${maxBytes}`), { code: "EFBIG" })
-        return new Uint8Array(await handle.readFile())
+      withFile(path, async (handle, size) => {
+        const tooLarge = (bytes: number) =>
+          Object.assign(new Error(`${bytes} bytes, more than ${maxBytes}`), { code: "EFBIG" })
+        if (size > maxBytes) throw tooLarge(size)
+        const bytes = await readUpTo(handle, maxBytes)
+        if (bytes.length > maxBytes) throw tooLarge(bytes.length) // it grew since it was measured
+        return new Uint8Array(bytes)
       })
 
     const readRange = (path: string, offset: number, length: number) =>
-      withFile(path, async (handle) => {
-        const { size } = await handle.stat()
+      withFile(path, async (handle, size) => {
         const start = Math.min(Math.max(0, offset), size)
         const buffer = Buffer.alloc(Math.max(0, Math.min(length, size - start)))
         const { bytesRead } = await handle.read(buffer, 0, buffer.length, start)
         return { bytes: new Uint8Array(buffer.subarray(0, bytesRead)), size }
       })
 
-    const writeFile = (path: string, data: Uint8Array | string) =>
-      Effect.flatMap(resolve(path), (resolved) =>
-        resolved.virtual === "/"
-          ? Effect.fail(new FileError({ path: resolved.virtual, reason: "NotAFile" }))
-          : Effect.tryPromise({
-            try: async () => {
-              await fs.mkdir(nodePath.dirname(resolved.real), { recursive: true })
-              // Write beside the target, then rename: a reader never sees half a file.
-              const temporary = `${resolved.real}.easyai-${randomBytes(6).toString("hex")}.tmp`
-              const handle = await fs.open(
-                temporary,
+    /** Removes the temporary files a dead writer left in `dir`; at most once per directory per {@link sweepEveryMillis}. */
+    const sweep = (dir: OpenDirectory) => {
+      const now = Date.now() // wall clock, as the kernel's file times
+      return Effect.tryPromise(async () => {
+        for (const name of await fs.readdir(tree.self(dir))) {
+          const writer = writerOf(name)
+          if (writer === undefined) continue
+          const stats = await fs.lstat(tree.at(dir, name)).catch(() => undefined)
+          if (stats?.isFile() === true && isStale(writer, now - stats.mtimeMs)) {
+            await fs.unlink(tree.at(dir, name)).catch(() => undefined) // another sweeper may be first
+          }
+        }
+      }).pipe(
+        Effect.catchAll((error) =>
+          Effect.logDebug("sweeping left-over temporary files failed").pipe(Effect.annotateLogs({ error: String(error) }))
+        ),
+        Effect.whenEffect(dueForSweep(dir.components.join("/"), now))
+      )
+    }
+
+    /** The directory to write `name` into, open; a link as the last component is followed, a directory refused. */
+    const locateForWrite = (components: ReadonlyArray<string>, virtual: string) =>
+      Effect.acquireRelease(
+        Effect.tryPromise({
+          try: () =>
+            locate(tree, components, true, async ({ dir, name }) => {
+              if (name === undefined) throw new SpecialFile("Directory")
+              const stats = await fs.lstat(tree.at(dir, name)).catch((error: unknown) => {
+                if (codeOf(error) === "ENOENT") return undefined
+                throw error
+              })
+              if (stats?.isSymbolicLink() === true) return follow(tree, dir, name)
+              if (stats?.isDirectory() === true) throw new SpecialFile("Directory")
+              return undefined
+            }),
+          catch: fsFailure(virtual)
+        }),
+        (located) => Effect.promise(() => located.dir.handle.close().catch(() => undefined))
+      )
+
+    /**
+     * Writes `data` to a fresh temporary file in `dir`, then renames it over
+     * `name` in that same directory. Should anything fail or the fiber be
+     * interrupted before the rename, the temporary file is removed.
+     */
+    const writeInto = (dir: OpenDirectory, name: string, data: Uint8Array | string, virtual: string) =>
+      Effect.gen(function*() {
+        const temporary = temporaryName(name)
+        let renamed = false
+        const handle = yield* Effect.acquireRelease(
+          Effect.tryPromise({
+            try: () =>
+              fs.open(
+                tree.at(dir, temporary),
                 constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW,
                 0o644
-              )
-              try {
-                await handle.writeFile(data)
-                await handle.sync()
-              } finally {
-                await handle.close()
-              }
-              try {
-                await fs.rename(temporary, resolved.real)
-              } catch (error) {
-                await fs.rm(temporary, { force: true })
-                throw error
-              }
-            },
-            catch: fsFailure(resolved.virtual)
-          }))
-
-    const list = (path: string) =>
-      Effect.flatMap(resolve(path), (resolved) =>
-        Effect.tryPromise({
-          try: async (): Promise<ReadonlyArray<DirectoryEntry>> => {
-            const entries = await fs.readdir(resolved.real, { withFileTypes: true })
-            const out = await Promise.all(entries.map(async (entry) => {
-              const stats = await fs.lstat(nodePath.join(resolved.real, entry.name))
-              return { name: entry.name, type: typeOf(stats), size: stats.size }
-            }))
-            return out.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+              ),
+            catch: fsFailure(virtual)
+          }),
+          (opened) =>
+            Effect.promise(async () => {
+              await opened.close().catch(() => undefined) // already closed after a complete write
+              if (!renamed) await fs.unlink(tree.at(dir, temporary)).catch(() => undefined)
+            })
+        )
+        yield* Effect.tryPromise({
+          try: async () => {
+            await handle.writeFile(data)
+            await handle.sync()
+            await handle.close()
+            await fs.rename(tree.at(dir, temporary), tree.at(dir, name))
+            renamed = true
           },
-          catch: fsFailure(resolved.virtual)
+          catch: fsFailure(virtual)
+        })
+      })
+
+    const writeFile = (path: string, data: Uint8Array | string) =>
+      Effect.flatMap(parse(path), ({ components, virtual }) =>
+        components.length === 0
+          ? Effect.fail(new FileError({ path: virtual, reason: "NotAFile" }))
+          : Effect.scoped(Effect.gen(function*() {
+            const { dir, name } = yield* locateForWrite(components, virtual)
+            if (name === undefined) return yield* new FileError({ path: virtual, reason: "NotAFile" })
+            yield* sweep(dir)
+            yield* writeInto(dir, name, data, virtual)
+          })))
+
+    /** The directory at the path, opened (the walk's own directory is closed by the walk). */
+    const withDirectory = <A>(path: string, use: (dir: OpenDirectory) => Promise<A>) =>
+      at(path, async ({ dir, name }) => {
+        if (name === undefined) return use(dir)
+        const child = await openChild(tree, dir, name, false)
+        if (isFollow(child)) return child // a link: follow it
+        try {
+          return await use(child)
+        } finally {
+          await child.handle.close()
+        }
+      })
+
+    const list = (path: string, limit: number) =>
+      withDirectory(path, async (dir): Promise<DirectoryListing> => {
+        const all = await entriesOf(tree, dir)
+        const entries = await Promise.all(all.slice(0, Math.max(0, limit)).map(async (entry): Promise<DirectoryEntry> => {
+          const type = typeOf(entry)
+          if (type !== "File") return { name: entry.name, type, size: 0 }
+          onEntryStat()
+          const stats = await fs.lstat(tree.at(dir, entry.name)).catch(() => undefined) // gone since the listing: size 0
+          return { name: entry.name, type, size: stats?.size ?? 0 }
         }))
+        return { entries, total: all.length }
+      })
 
     const walk = (path: string, limit: number) =>
-      Effect.flatMap(resolve(path), (resolved) =>
-        Effect.tryPromise({
-          try: async () => {
-            const files: Array<string> = []
-            const visit = async (directory: string): Promise<void> => {
-              const entries = (await fs.readdir(directory, { withFileTypes: true }))
-                .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
-              for (const entry of entries) {
-                if (files.length >= limit) return
-                const full = nodePath.join(directory, entry.name)
-                if (entry.isDirectory()) await visit(full) // symbolic links are entries, never followed
-                else if (entry.isFile()) files.push(toVirtual(root, full))
+      at(path, async ({ dir, name }, virtual): Promise<ReadonlyArray<string> | Follow> => {
+          const files: Array<string> = []
+          const virtualOf = (components: ReadonlyArray<string>) => `/${components.join("/")}`
+          const visit = async (directory: OpenDirectory): Promise<void> => {
+            for (const entry of await entriesOf(tree, directory)) {
+              if (files.length >= limit) return
+              if (entry.isFile()) files.push(virtualOf([...directory.components, entry.name]))
+              else if (entry.isDirectory()) {
+                // Symbolic links are entries, never followed; one swapped in since the listing is skipped.
+                const child = await openChild(tree, directory, entry.name, false).catch(() => undefined)
+                if (child === undefined || isFollow(child)) continue
+                try {
+                  await visit(child)
+                } finally {
+                  await child.handle.close()
+                }
               }
             }
-            const stats = await fs.stat(resolved.real)
-            if (stats.isFile()) return [resolved.virtual]
-            await visit(resolved.real)
+          }
+          if (name === undefined) {
+            await visit(dir)
             return files
-          },
-          catch: fsFailure(resolved.virtual)
-        }))
+          }
+          const stats = await fs.lstat(tree.at(dir, name))
+          if (stats.isSymbolicLink()) return follow(tree, dir, name)
+          if (stats.isFile()) return [virtual]
+          const child = await openChild(tree, dir, name, false)
+          if (isFollow(child)) return child
+          try {
+            await visit(child)
+          } finally {
+            await child.handle.close()
+          }
+          return files
+      })
 
     const service: Service = {
       root,

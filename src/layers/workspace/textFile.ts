@@ -5,9 +5,9 @@
  *
  * @module
  */
-import { constants } from "node:fs"
 import * as fs from "node:fs/promises"
 import { Effect } from "effect"
+import { readUpTo, withRegular } from "../files/regularFile.js"
 
 /** What {@link readTextFile} found. */
 export type TextFileRead =
@@ -52,34 +52,20 @@ const readHead = async (path: string, maxBytes: number): Promise<TextFileRead> =
     return problem("Unreadable", `cannot be read: ${errorText(error)}`)
   }
   try {
-    // O_NONBLOCK: should a FIFO be swapped in after the check, opening it does not hang.
-    const handle = await fs.open(path, constants.O_RDONLY | constants.O_NONBLOCK)
-    try {
-      const stats = await handle.stat()
-      if (!stats.isFile()) return problem("NotAFile", "is not a regular file")
-      // Read one byte past the limit: it tells a file of exactly `maxBytes` from a longer one, even one that grew.
-      const chunks: Array<Buffer> = []
-      let total = 0
-      while (total <= maxBytes) {
-        const chunk = Buffer.alloc(Math.min(65_536, maxBytes + 1 - total))
-        const { bytesRead } = await handle.read(chunk, 0, chunk.length, total)
-        if (bytesRead === 0) break
-        chunks.push(chunk.subarray(0, bytesRead))
-        total += bytesRead
-      }
-      const buffer = Buffer.concat(chunks)
-      const complete = total <= maxBytes
-      const bytes = buffer.subarray(0, Math.min(total, maxBytes))
+    // Opened without blocking and checked on the descriptor: a FIFO swapped in after the check does not hang.
+    return await withRegular(path, async (handle, stats) => {
+      // One byte past the limit tells a file of exactly `maxBytes` from a longer one, even one that grew.
+      const buffer = await readUpTo(handle, maxBytes)
+      const complete = buffer.length <= maxBytes
+      const bytes = buffer.subarray(0, Math.min(buffer.length, maxBytes))
       try {
         // `stream` keeps a character cut by the limit out of the text instead of failing on it.
         const text = new TextDecoder("utf-8", { fatal: true }).decode(bytes, { stream: !complete })
-        return { _tag: "Text", text, size: Math.max(stats.size, total), complete }
+        return { _tag: "Text", text, size: Math.max(Number(stats.size), buffer.length), complete }
       } catch {
         return problem("NotUtf8", "is not valid UTF-8")
       }
-    } finally {
-      await handle.close()
-    }
+    }, () => problem("NotAFile", "is not a regular file"), { followLinks: true })
   } catch (error) {
     return problem("Unreadable", `cannot be read: ${errorText(error)}`)
   }

@@ -22,8 +22,8 @@ const fixture = () => {
 const withSandbox = <A, E>(
   root: string,
   body: (sandbox: Sandbox["Type"]) => Effect.Effect<A, E>,
-  isolate: SandboxLive.Options["isolate"] = "auto"
-) => Effect.flatMap(Sandbox, body).pipe(Effect.provide(SandboxLive.layer({ root, isolate })))
+  options: Omit<SandboxLive.Options, "root"> = {}
+) => Effect.flatMap(Sandbox, body).pipe(Effect.provide(SandboxLive.layer({ root, ...options })))
 
 describe("Sandbox paths", () => {
   it.effect("re-roots absolute paths and normalizes components", () =>
@@ -60,11 +60,52 @@ describe("Sandbox paths", () => {
           expect(error._tag === "SandboxViolation" && error.reason, link).toBe("SymlinkEscape")
         }
         expect(Either.isLeft(yield* Effect.either(sandbox.writeFile("up/planted.txt", "x")))).toBe(true)
-        expect(Either.isLeft(yield* Effect.either(sandbox.list("up")))).toBe(true)
+        expect(Either.isLeft(yield* Effect.either(sandbox.list("up", 10)))).toBe(true)
         expect(new TextDecoder().decode(yield* sandbox.readFile("alias", 1024))).toBe("hello\n")
         expect(existsSync(path.join(base, "planted.txt"))).toBe(false)
         expect(readFileSync(path.join(base, "secret.txt"), "utf8")).toBe("parent secret")
       }))
+  })
+})
+
+describe.each([
+  ["relative to opened directories", true],
+  ["by path, where there is no /proc", false]
+])("Sandbox links inside the root, walked %s", (_, descriptorWalk) => {
+  it.effect("are walked from the root: relative, absolute, through .., to directories, and loops end", () => {
+    const { base, root } = fixture()
+    mkdirSync(path.join(root, "real", "deep"), { recursive: true })
+    writeFileSync(path.join(root, "real", "deep", "f.txt"), "deep\n")
+    symlinkSync("../inside.txt", path.join(root, "real", "up-alias")) // relative, climbing inside the root
+    symlinkSync(path.join(root, "real"), path.join(root, "dir-alias")) // absolute, to a directory
+    symlinkSync("dir-alias/deep/../../inside.txt", path.join(root, "winding")) // .. taken after the link, physically
+    symlinkSync("dir-alias/../../secret.txt", path.join(root, "sneaky")) // .. above the root through a link
+    symlinkSync("loop-b", path.join(root, "loop-a"))
+    symlinkSync("loop-a", path.join(root, "loop-b"))
+    symlinkSync(path.join(base, "userX", "secret.txt"), path.join(root, "up-and-out"))
+    return withSandbox(root, (sandbox) =>
+      Effect.gen(function*() {
+        const text = (bytes: Uint8Array) => new TextDecoder().decode(bytes)
+        expect(text(yield* sandbox.readFile("/real/up-alias", 100))).toBe("hello\n")
+        expect(text(yield* sandbox.readFile("/dir-alias/deep/f.txt", 100))).toBe("deep\n")
+        expect(text(yield* sandbox.readFile("/winding", 100))).toBe("hello\n")
+        expect(yield* sandbox.stat("/dir-alias")).toMatchObject({ path: "/dir-alias", type: "Directory" })
+        expect((yield* sandbox.list("/dir-alias", 10)).entries.map((entry) => entry.name)).toEqual(["deep", "up-alias"])
+        yield* sandbox.writeFile("/dir-alias/deep/new.txt", "new\n")
+        expect(readFileSync(path.join(root, "real", "deep", "new.txt"), "utf8")).toBe("new\n")
+        // Writing to a link that stays inside replaces the file it points at, and keeps the link.
+        yield* sandbox.writeFile("/real/up-alias", "rewritten\n")
+        expect(readFileSync(path.join(root, "inside.txt"), "utf8")).toBe("rewritten\n")
+        expect(yield* Effect.flip(sandbox.readFile("/sneaky", 100))).toMatchObject({ reason: "SymlinkEscape" })
+        expect(yield* Effect.flip(sandbox.writeFile("/sneaky", "x"))).toMatchObject({ reason: "SymlinkEscape" })
+        expect(readFileSync(path.join(base, "secret.txt"), "utf8")).toBe("parent secret")
+        expect(yield* Effect.flip(sandbox.readFile("/loop-a", 100))).toMatchObject({
+          _tag: "FileError",
+          reason: "Io",
+          detail: "too many levels of symbolic links"
+        })
+        expect(yield* Effect.flip(sandbox.readFile("/up-and-out", 100))).toMatchObject({ reason: "SymlinkEscape" })
+      }), { descriptorWalk })
   })
 })
 
@@ -103,7 +144,7 @@ describe("Sandbox files", () => {
         const range = yield* sandbox.readRange("/inside.txt", 1, 3)
         expect(new TextDecoder().decode(range.bytes)).toBe("ell")
         expect(range.size).toBe(6)
-        expect((yield* sandbox.list("/src")).map((e) => [e.name, e.type])).toEqual([
+        expect((yield* sandbox.list("/src", 10)).entries.map((e) => [e.name, e.type])).toEqual([
           ["a.ts", "File"],
           ["b.ts", "File"],
           ["escape", "Other"]
@@ -158,7 +199,7 @@ describe("Sandbox processes", () => {
         expect(result.signal).toBe("SIGKILL")
         const grandchild = Number(readFileSync(path.join(root, "grandchild.pid"), "utf8"))
         expect(yield* goneSoon(grandchild)).toBe(true)
-      }), "off")
+      }), { isolate: "off" })
   })
 
   it.live("leaves no background process behind when the command ends (isolate off: the pids are the host's)", () => {
@@ -169,7 +210,7 @@ describe("Sandbox processes", () => {
         expect(result.exitCode).toBe(0)
         expect(result.timedOut).toBe(false)
         expect(yield* goneSoon(Number(readFileSync(path.join(root, "bg.pid"), "utf8")))).toBe(true)
-      }), "off")
+      }), { isolate: "off" })
   })
 
   it.live("kills the whole group when interrupted (isolate off: the pids are the host's)", () => {
@@ -184,7 +225,7 @@ describe("Sandbox processes", () => {
         const exit = yield* Fiber.interrupt(fiber)
         expect(Exit.isInterrupted(exit)).toBe(true)
         expect(yield* goneSoon(Number(readFileSync(path.join(root, "child.pid"), "utf8")))).toBe(true)
-      }), "off")
+      }), { isolate: "off" })
   })
 
   it.live("bounds a busy loop by the timeout", () =>

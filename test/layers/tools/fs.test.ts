@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it } from "@effect/vitest"
-import { Effect, Layer } from "effect"
+import { Effect } from "effect"
 import {
   existsSync,
   mkdirSync,
@@ -11,9 +11,8 @@ import {
   writeFileSync
 } from "node:fs"
 import * as path from "node:path"
-import { ToolCall, type ToolMode, ToolRegistry, ToolRegistryLive } from "easyai"
-import * as SandboxLive from "../../../src/layers/sandbox/SandboxLive.js"
-import { fsTools } from "../../../src/layers/tools/fs/fsTools.js"
+import { ToolCall, type ToolMode, ToolRegistry } from "easyai"
+import { callTool, fsToolsLayer } from "../../support/fsTools.js"
 import { tempDir } from "../../support/tempDir.js"
 
 const created: Array<string> = []
@@ -38,14 +37,9 @@ const fixture = (files: Readonly<Record<string, string | Uint8Array>> = {}) => {
 }
 
 /** A registry holding every fs tool over a sandbox at `root`. */
-const tools = (root: string, mode: ToolMode = "both") =>
-  Layer.unwrapEffect(Effect.map(fsTools, (all) => ToolRegistryLive.layer({ mode, tools: all }))).pipe(
-    Layer.provide(SandboxLive.layer({ root }))
-  )
+const tools = (root: string, mode: ToolMode = "both") => fsToolsLayer({ root }, mode)
 
-const call = (name: string, args: unknown) =>
-  Effect.flatMap(ToolRegistry, (registry) =>
-    registry.call(new ToolCall({ id: "call_1", name, arguments: JSON.stringify(args) })))
+const call = callTool
 
 /** The text of a successful call; fails the test on an error result. */
 const ok = (name: string, args: unknown) =>
@@ -184,6 +178,33 @@ describe("fs_read", () => {
         `fs: /missing.txt: no such file or directory. Check the name with fs(action="list") on the parent directory, or search for it with fs(action="glob").`
       )
       expect(yield* ok("fs_read", { path: "/bin.dat" })).toBe("/bin.dat: binary file (4 bytes), not shown: this tool reads text.")
+    }).pipe(Effect.provide(tools(root)))
+  })
+
+  it.effect("sees binary content after a text head, in the part it would show", () => {
+    // 10 KiB of text (lines 1-1024), then bytes with NULs on line 1025: the first 8 KiB alone look like text.
+    const head = Buffer.from(Array.from({ length: 1024 }, (_, i) => `line ${String(i + 1).padStart(4, "0")}\n`).join(""))
+    const tail = Buffer.from([0x7f, 0x45, 0x4c, 0x46, 0, 0, 0, 1, 0x0a, 0x41])
+    const { root } = fixture({ "mixed.bin": Buffer.concat([head, tail]) })
+    const size = head.length + tail.length
+    return Effect.gen(function*() {
+      expect(head.length).toBe(10_240)
+      expect(yield* ok("fs_read", { path: "/mixed.bin", start_line: 1000, limit: 50 })).toBe(
+        `/mixed.bin: binary content (a NUL byte) in line 1025 of this ${size} bytes file, not shown: this tool reads text. ` +
+          "Lines 1000-1024 read as text with start_line=1000 limit=25."
+      )
+      expect(yield* ok("fs_read", { path: "/mixed.bin", start_line: 1025 })).toBe(
+        `/mixed.bin: binary content (a NUL byte) in line 1025 of this ${size} bytes file, not shown: this tool reads text.`
+      )
+      // Byte mode checks all it would show, not its first 8 KiB.
+      expect(yield* ok("fs_read", { path: "/mixed.bin" })).toBe(`/mixed.bin: binary file (${size} bytes), not shown: this tool reads text.`)
+      // The text before it still reads as text.
+      const text = yield* ok("fs_read", { path: "/mixed.bin", start_line: 1000, limit: 25 })
+      expect(text.split("\n").slice(-2)).toEqual([
+        "1024|line 1024",
+        "[cut: more lines follow (1025-1026); continue with start_line=1025]"
+      ])
+      expect(text).not.toContain("\u0000")
     }).pipe(Effect.provide(tools(root)))
   })
 

@@ -6,30 +6,15 @@
 import { HttpClient } from "@effect/platform"
 import { NodeHttpClient } from "@effect/platform-node"
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Fiber, Mailbox, Queue, Stream } from "effect"
+import { Effect } from "effect"
 import { mkdirSync, writeFileSync } from "node:fs"
 import * as path from "node:path"
 import { callParams, initializeParams, rpcNotification, rpcRequest } from "../../support/mcp.js"
 import { bannerPattern, post, startHttp } from "../../support/mcpProcess.js"
-import { runTs, startTs } from "../../support/process.js"
+import { startMcpStdio } from "../../support/mcpStdio.js"
+import { runTs } from "../../support/process.js"
 import { field } from "../../support/server.js"
 import { tempDir } from "../../support/tempDir.js"
-
-/** Whether `line` is one JSON-RPC 2.0 reply: an id (or null) and exactly one of result and error. */
-const isJsonRpcReply = (line: string): boolean => {
-  let message: unknown
-  try {
-    message = JSON.parse(line)
-  } catch {
-    return false
-  }
-  if (typeof message !== "object" || message === null || Array.isArray(message)) return false
-  const keys = new Set(Object.keys(message))
-  const id = field(message, "id")
-  return field(message, "jsonrpc") === "2.0" &&
-    (id === null || typeof id === "string" || typeof id === "number") &&
-    keys.has("result") !== keys.has("error")
-}
 
 describe("easyai mcp over HTTP (a real process)", () => {
   it.scoped("prints its banner, serves /mcp and /health, and exits 0 on SIGTERM", () =>
@@ -83,46 +68,9 @@ describe("easyai mcp over HTTP (a real process)", () => {
 })
 
 describe("easyai mcp --stdio (a real process)", () => {
-  /** Starts `easyai mcp --stdio`: lines go in through a mailbox, stdout and stderr lines come out in queues. */
-  const startStdio = (...extra: ReadonlyArray<string>) =>
-    Effect.gen(function*() {
-      const process = yield* startTs("src/programs/cli/main.ts", "mcp", "--stdio", ...extra)
-      const input = yield* Mailbox.make<Uint8Array>()
-      const writer = yield* Stream.run(Mailbox.toStream(input), process.stdin).pipe(Effect.forkScoped)
-      const stdout = yield* Queue.unbounded<string>()
-      const stderr = yield* Queue.unbounded<string>()
-      const lines = (stream: Stream.Stream<Uint8Array, unknown>, queue: Queue.Queue<string>) =>
-        stream.pipe(Stream.decodeText(), Stream.splitLines, Stream.runForEach((line) => Queue.offer(queue, line)), Effect.forkScoped)
-      const stdoutDone = yield* lines(process.stdout, stdout)
-      yield* lines(process.stderr, stderr)
-      const encoder = new TextEncoder()
-      /** Writes one line to the program's stdin. */
-      const send = (line: string) => input.offer(encoder.encode(`${line}\n`))
-      /** The next stdout line, which must be a JSON-RPC reply; returned parsed. */
-      const reply = Effect.gen(function*() {
-        const line = yield* Queue.take(stdout).pipe(
-          Effect.timeoutFail({ duration: "60 seconds", onTimeout: () => new Error("no reply on stdout") })
-        )
-        expect(isJsonRpcReply(line), `stdout carried something other than a JSON-RPC reply: ${line.slice(0, 200)}`).toBe(true)
-        const parsed: unknown = JSON.parse(line)
-        return parsed
-      })
-      /** Closes stdin and waits for the program to end on its own; returns its exit code and what stdout still held. */
-      const finish = Effect.gen(function*() {
-        yield* input.end
-        yield* Fiber.join(writer)
-        const exitCode = yield* process.exitCode.pipe(
-          Effect.timeoutFail({ duration: "20 seconds", onTimeout: () => new Error("easyai mcp --stdio did not end with its stdin") })
-        )
-        yield* Fiber.join(stdoutDone)
-        return { exitCode: Number(exitCode), rest: yield* Queue.takeAll(stdout), stderr: yield* Queue.takeAll(stderr) }
-      })
-      return { send, reply, finish }
-    })
-
   it.scoped("writes only JSON-RPC replies to stdout, answers bad lines, and ends with its stdin", () =>
     Effect.gen(function*() {
-      const { finish, reply, send } = yield* startStdio("--tools", "datetime,tool_lookup")
+      const { finish, reply, send } = yield* startMcpStdio("--tools", "datetime,tool_lookup")
 
       yield* send("{this is not json")
       const malformed = yield* reply
@@ -169,7 +117,7 @@ describe("easyai mcp --stdio (a real process)", () => {
 
   it.scoped("answers requests sent together, each by its id", () =>
     Effect.gen(function*() {
-      const { finish, reply, send } = yield* startStdio("--tools", "datetime")
+      const { finish, reply, send } = yield* startMcpStdio("--tools", "datetime")
       const ids = Array.from({ length: 40 }, (_, index) => index)
       for (const id of ids) yield* send(JSON.stringify(id % 2 === 0 ? rpcRequest(id, "ping") : rpcRequest(id, "tools/call", callParams("datetime", {}))))
       const replies = yield* Effect.forEach(ids, () => reply)
@@ -185,7 +133,7 @@ describe("easyai mcp --stdio (a real process)", () => {
       const skills = tempDir("easyai-mcp-skills-")
       mkdirSync(path.join(skills, "broken"))
       writeFileSync(path.join(skills, "broken", "SKILL.md"), "no frontmatter here")
-      const { finish, reply, send } = yield* startStdio("--skills", skills)
+      const { finish, reply, send } = yield* startMcpStdio("--skills", skills)
       yield* send(JSON.stringify(rpcRequest(1, "ping")))
       expect(yield* reply).toEqual({ jsonrpc: "2.0", id: 1, result: {} })
       const { exitCode, rest, stderr } = yield* finish

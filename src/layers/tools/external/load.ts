@@ -23,6 +23,7 @@ import * as nodePath from "node:path"
 import { Effect, Either } from "effect"
 import type { Tool } from "../../../domain/Tool.js"
 import { Sandbox } from "../../../services/Sandbox.js"
+import { readUpTo, withRegular } from "../../files/regularFile.js"
 import { type ExternalToolDefinition, isManifestFileName, limits, parseManifest, sandboxCwd } from "./manifest.js"
 import { externalTool } from "./run.js"
 
@@ -82,28 +83,16 @@ const readManifest = async (path: string, label: string): Promise<Either.Either<
     )
   }
   try {
-    // O_NONBLOCK: should a FIFO be swapped in after the check, opening it does not hang.
-    const handle = await fs.open(path, constants.O_RDONLY | constants.O_NONBLOCK)
-    try {
-      if (!(await handle.stat()).isFile()) return Either.left(`${label}: manifest is not a regular file`)
-      const chunks: Array<Buffer> = []
-      let total = 0
-      for (;;) {
-        const chunk = Buffer.alloc(Math.min(65_536, limits.manifestBytes + 1 - total))
-        const { bytesRead } = await handle.read(chunk, 0, chunk.length, total)
-        if (bytesRead === 0) break
-        chunks.push(chunk.subarray(0, bytesRead))
-        total += bytesRead
-        if (total > limits.manifestBytes) return tooLarge((await handle.stat()).size)
-      }
+    // Opened without blocking and checked on the descriptor: a FIFO swapped in after the check does not hang.
+    return await withRegular(path, async (handle): Promise<Either.Either<ManifestFile, string>> => {
+      const bytes = await readUpTo(handle, limits.manifestBytes)
+      if (bytes.length > limits.manifestBytes) return tooLarge(Number((await handle.stat()).size)) // it grew since the check
       try {
-        return Either.right({ text: new TextDecoder("utf-8", { fatal: true }).decode(Buffer.concat(chunks)), mode })
+        return Either.right({ text: new TextDecoder("utf-8", { fatal: true }).decode(bytes), mode })
       } catch {
         return Either.left(`${label}: manifest is not valid UTF-8`)
       }
-    } finally {
-      await handle.close()
-    }
+    }, () => Either.left(`${label}: manifest is not a regular file`), { followLinks: true })
   } catch (error) {
     return Either.left(`${label}: cannot read: ${errorText(error)}`)
   }

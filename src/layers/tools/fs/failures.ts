@@ -33,6 +33,10 @@ const advice = (naming: Naming, error: SandboxFailure): string => {
       }.`
     case "NotAFile":
       return `See what it holds with ${naming.call("list")}.`
+    case "NotRegular":
+      return `Only regular files are read and written; named pipes, sockets and devices are refused. See what the directory holds with ${
+        naming.call("list")
+      }.`
     case "NotADirectory":
       return `Give a directory; read a file with ${naming.call("read")}.`
     case "TooLarge":

@@ -51,16 +51,15 @@ export const list = define({
   run: (env, params) =>
     Effect.gen(function*() {
       const resolved = yield* guarded(env.naming, env.sandbox.resolve(params.path ?? "/"))
-      const entries = yield* guarded(env.naming, env.sandbox.list(resolved.virtual))
-      const header = `${resolved.virtual} (${plural(entries.length, "entry", "entries")})`
-      if (entries.length === 0) return `${header}: empty directory`
-      const shown = entries.slice(0, listMaxEntries)
-      const width = Math.max(1, ...shown.map((entry) => sizeText(entry).length))
+      const { entries, total } = yield* guarded(env.naming, env.sandbox.list(resolved.virtual, listMaxEntries))
+      const header = `${resolved.virtual} (${plural(total, "entry", "entries")})`
+      if (total === 0) return `${header}: empty directory`
+      const width = Math.max(1, ...entries.map((entry) => sizeText(entry).length))
       return [
         `${header}:`,
-        ...shown.map((entry) => row(entry, width)),
-        ...(entries.length > shown.length
-          ? [`[${entries.length - shown.length} more entries not shown; find files with ${env.naming.call("glob")}]`]
+        ...entries.map((entry) => row(entry, width)),
+        ...(total > entries.length
+          ? [`[${total - entries.length} more entries not shown; find files with ${env.naming.call("glob")}]`]
           : [])
       ].join("\n")
     })

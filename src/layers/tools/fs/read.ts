@@ -61,6 +61,8 @@ interface LineWindow {
   readonly more: boolean
   /** A line cut short by the output budget. */
   readonly cutLine: number | undefined
+  /** The first line of the window holding a NUL byte: binary content, not shown. */
+  readonly binaryLine: number | undefined
 }
 
 const collectLines = (
@@ -78,11 +80,16 @@ const collectLines = (
     let line = 1
     let collecting = true
     let cutLine: number | undefined
+    let binaryLine: number | undefined
     let lastByte: number | undefined
     let stoppedAt = size
     const take = (piece: Uint8Array) => {
       const kept = piece.subarray(0, Math.max(0, budget))
       if (kept.length < piece.length) cutLine = line
+      if (binaryLine === undefined && looksBinary(kept)) {
+        binaryLine = line
+        collecting = false // nothing of it is shown: stop here
+      }
       pieces.push(kept.slice())
       budget -= kept.length
     }
@@ -116,7 +123,8 @@ const collectLines = (
       lines,
       total,
       more: total !== undefined ? last < total : stoppedAt < size,
-      cutLine
+      cutLine,
+      binaryLine
     }
   })
 
@@ -148,6 +156,12 @@ const describeFile = (path: string, size: number, total: number | undefined): st
 const binaryNote = (path: string, size: number): string =>
   `${path}: binary file (${plural(size, "byte")}), not shown: this tool reads text.`
 
+/** Binary content met in line mode at `line`, the window having started at `startLine`. */
+const binaryLineNote = (path: string, size: number, startLine: number, line: number): string =>
+  `${path}: binary content (a NUL byte) in line ${line} of this ${plural(size, "byte")} file, not shown: this tool reads text.${
+    line > startLine ? ` Lines ${startLine}-${line - 1} read as text with start_line=${startLine} limit=${line - startLine}.` : ""
+  }`
+
 const emptyNote = (path: string): string => `${path}: empty file (0 lines, 0 bytes)`
 
 const readLines = (
@@ -161,6 +175,7 @@ const readLines = (
   Effect.gen(function*() {
     const { note: clampNote, value: limit } = clampCount(requested, readDefaultLines, readMaxLines, "lines")
     const window = yield* guarded(env.naming, collectLines(env.sandbox, path, size, startLine, limit))
+    if (window.binaryLine !== undefined) return binaryLineNote(path, size, startLine, window.binaryLine)
     if (window.lines.length === 0) {
       if (size === 0) return emptyNote(path)
       const total = window.total ?? 0

@@ -22,8 +22,11 @@ export const countNewlines = (bytes: Uint8Array, from = 0, to = bytes.length): n
   return count
 }
 
-/** Whether bytes look binary: a NUL in the first 8 KiB, as grep decides. */
-export const looksBinary = (bytes: Uint8Array): boolean => bytes.subarray(0, 8192).includes(0)
+/**
+ * Whether bytes look binary: a NUL among them, as grep decides. Callers pass
+ * what they are about to show, so binary content after a text head is seen.
+ */
+export const looksBinary = (bytes: Uint8Array): boolean => bytes.includes(0)
 
 /** A line without its trailing carriage return. */
 export const withoutCr = (line: string): string => (line.endsWith("\r") ? line.slice(0, -1) : line)
