@@ -96,19 +96,23 @@ const flagName = (token: string): string => {
 }
 
 /**
- * The flags among `tokens`, each with its index, skipping the value that
- * follows a flag taking one (so `--temperature -1` is a flag and its value)
- * and everything after `--`.
+ * The flags among `tokens`, in order, skipping the value that follows a
+ * flag taking one (so `--temperature -1` is a flag and its value) and
+ * everything after `--`.
  */
 const flagsIn = (tokens: ReadonlyArray<string>, known: FlagTable): Array<string> => {
   const flags: Array<string> = []
-  for (let index = 0; index < tokens.length; index++) {
-    const token = tokens[index]!
+  let isValue = false
+  for (const token of tokens) {
+    if (isValue) {
+      isValue = false
+      continue
+    }
     if (token === "--") break
     if (!token.startsWith("-") || token === "-") continue
     const name = flagName(token)
     flags.push(name)
-    if (known.get(name.toLowerCase()) === true && name === token) index++
+    isValue = known.get(name.toLowerCase()) === true && name === token
   }
   return flags
 }
@@ -143,24 +147,22 @@ export const chooseCommand = <S extends Accepting>(
   builtIns: FlagTable
 ): Effect.Effect<Chosen<S>, CommandLineError> => {
   const at = argv.findIndex((token) => subcommands.some((subcommand) => subcommand.name === token))
-  if (at < 0) {
+  const subcommand = subcommands.find((candidate) => candidate.name === argv[at])
+  if (subcommand === undefined) {
     const known = new Map([...builtIns, ...root.flags])
     return Option.match(Arr.findFirst(flagsIn(argv, known), (flag) => refuse(root.name, known)(flag)), {
       onNone: () => Effect.succeed({ _tag: "Root" as const }),
       onSome: Effect.fail
     })
   }
-  const subcommand = subcommands.find((candidate) => candidate.name === argv[at])!
   const command = `${root.name} ${subcommand.name}`
   const known = new Map([...builtIns, ...subcommand.flags])
-  const before = Arr.findFirst(flagsIn(argv.slice(0, at), builtIns), (flag) =>
-    builtIns.has(flag.toLowerCase())
-      ? Option.none()
-      : Option.some(
-        known.has(flag.toLowerCase())
-          ? new CommandLineError({ command, flag, reason: "BeforeCommand" })
-          : Option.getOrElse(refuse(command, known)(flag), () => new CommandLineError({ command, flag, reason: "Unknown" }))
-      ))
+  const misplaced = (flag: string): Option.Option<CommandLineError> => {
+    if (builtIns.has(flag.toLowerCase())) return Option.none()
+    if (known.has(flag.toLowerCase())) return Option.some(new CommandLineError({ command, flag, reason: "BeforeCommand" }))
+    return refuse(command, known)(flag)
+  }
+  const before = Arr.findFirst(flagsIn(argv.slice(0, at), builtIns), misplaced)
   const after = Option.orElse(before, () => Arr.findFirst(flagsIn(argv.slice(at + 1), known), refuse(command, known)))
   return Option.match(after, {
     onNone: () => Effect.succeed({ _tag: "Subcommand" as const, subcommand }),
