@@ -192,5 +192,5 @@ describe("easyai refuses bad input in one line, with a failing exit code", () =>
   it.live("no model at all", () => refused(["-p", "hi"], "easyai: no model: pass --model FILE for a local model or --url URL for a server"), {
     timeout: 60_000
   })
-  it.live("an unknown flag", () => refused(["chat", "--no-such-flag"], "Received unknown argument: '--no-such-flag'"), { timeout: 60_000 })
+  it.live("an unknown flag", () => refused(["chat", "--no-such-flag"], "easyai chat: unknown flag --no-such-flag (see easyai chat --help)"), { timeout: 60_000 })
 })

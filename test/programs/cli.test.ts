@@ -34,7 +34,7 @@ describe("easyai", () => {
       const { exitCode, stderr, stdout } = yield* easyai("serve", "--model", "model.gguf", "--no-such-flag")
       expect(exitCode).toBe(1)
       expect(stdout).toBe("")
-      expect(stderr).toBe("Received unknown argument: '--no-such-flag'")
+      expect(stderr).toBe("easyai serve: unknown flag --no-such-flag (see easyai serve --help)")
     }))
 
   it.live("rejects an unknown command line without a stack trace", () =>

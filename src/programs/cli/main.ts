@@ -7,10 +7,12 @@
 import { Command, ValidationError } from "@effect/cli"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
-import { Effect, Logger } from "effect"
+import { Array as Arr, Effect, Logger } from "effect"
 import { stderrLogger } from "./logging.js"
 import { version } from "../version.js"
-import { chatCommand, manageCommands, mcpCommand, rootCommand, serveCommand } from "./commands.js"
+import { builtInFlags, chooseCommand } from "./commandLine.js"
+import { root, subcommands } from "./commands.js"
+import { reportFailure } from "./failure.js"
 
 // A listener stays on SIGINT/SIGTERM for the whole run. NodeRuntime.runMain stops the program
 // gracefully on the first signal and then removes its own listener; a library loaded later
@@ -18,12 +20,24 @@ import { chatCommand, manageCommands, mcpCommand, rootCommand, serveCommand } fr
 // would kill the process in the middle of that graceful stop.
 for (const signal of ["SIGINT", "SIGTERM"] as const) process.on(signal, () => undefined)
 
-const cli = Command.run(
-  rootCommand.pipe(Command.withSubcommands([chatCommand, serveCommand, mcpCommand, ...manageCommands])),
-  { name: "easyai", version }
-)
+const app = { name: "easyai", version }
 
-cli(process.argv).pipe(
+/** `easyai` with every subcommand: what runs when no subcommand is named, so `--help` lists them all. */
+const whole = Command.run(root.command.pipe(Command.withSubcommands(Arr.map(subcommands, (subcommand) => subcommand.command))), app)
+
+/**
+ * A named subcommand runs under a root that takes no flags. Under the whole
+ * tree, @effect/cli re-parses whatever a subcommand leaves over with the
+ * root's (the chat's) flags and then drops it; under a bare root a leftover
+ * can only be refused.
+ */
+const alone = (subcommand: (typeof subcommands)[number]) =>
+  Command.run(Command.make(app.name).pipe(Command.withSubcommands([subcommand.command])), app)
+
+chooseCommand(process.argv.slice(2), root, subcommands, builtInFlags(root.command.descriptor)).pipe(
+  Effect.flatMap((chosen) => chosen._tag === "Root" ? whole(process.argv) : alone(chosen.subcommand)(process.argv)),
+  // One line naming the flag and the command; nothing has been loaded or started.
+  Effect.catchTag("CommandLineError", (error) => reportFailure(error.command)(Effect.fail(error))),
   // @effect/cli has already printed what was wrong with the command line; only the exit code is left to set.
   Effect.catchIf(ValidationError.isValidationError, () =>
     Effect.sync(() => {

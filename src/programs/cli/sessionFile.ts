@@ -3,16 +3,18 @@
  * so `--continue` picks it up. It is written after every turn and every
  * tool result, atomically (a temporary file renamed over the old one): a
  * crash or Ctrl+C never leaves a torn file, only the last complete state.
+ * The temporary files a killed writer left behind are removed when the file
+ * is next loaded or saved (`sessionTemp.ts` says which ones may go).
  *
  * @module
  */
 import { Effect, Schema } from "effect"
-import { randomUUID } from "node:crypto"
 import { readFile, rename, rm, writeFile } from "node:fs/promises"
 import * as path from "node:path"
 import { ConfigurationError } from "../../domain/errors.js"
 import { ChatMessage } from "../../domain/Message.js"
 import { sessionFileName } from "./sessionFileName.js"
+import { removeOrphans, temporaryName } from "./sessionTemp.js"
 
 export { sessionFileName }
 
@@ -27,6 +29,7 @@ const decode = Schema.decodeUnknownEither(Schema.parseJson(SessionFile))
 /** The saved conversation in `dir`, or an empty one when there is none. */
 export const loadSession = (dir: string): Effect.Effect<ReadonlyArray<ChatMessage>, ConfigurationError> =>
   Effect.gen(function*() {
+    yield* removeOrphans(dir)
     const file = path.join(dir, sessionFileName)
     const text = yield* Effect.tryPromise(() => readFile(file, "utf8")).pipe(Effect.orElseSucceed(() => undefined))
     if (text === undefined) return []
@@ -40,15 +43,17 @@ export const loadSession = (dir: string): Effect.Effect<ReadonlyArray<ChatMessag
 /** Saves `history` in `dir`, replacing the previous file in one rename. */
 export const saveSession = (dir: string, history: ReadonlyArray<ChatMessage>): Effect.Effect<void> => {
   const file = path.join(dir, sessionFileName)
-  const temporary = `${file}.${randomUUID()}.tmp`
+  const temporary = path.join(dir, temporaryName())
   return Effect.tryPromise(async () => {
-    await writeFile(temporary, `${encode({ version: 1, history })}\n`, { mode: 0o600 })
+    // "wx": a fresh file of our own, never one that is already there (or a link planted under its name).
+    await writeFile(temporary, `${encode({ version: 1, history })}\n`, { mode: 0o600, flag: "wx" })
     await rename(temporary, file)
   }).pipe(
     Effect.catchAll((error) =>
       Effect.zipRight(
         Effect.ignore(Effect.tryPromise(() => rm(temporary, { force: true }))),
         Effect.logWarning(`the conversation could not be saved to ${file}: ${String(error)}`)
-      ))
+      )),
+    Effect.zipRight(removeOrphans(dir))
   )
 }
