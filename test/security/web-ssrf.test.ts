@@ -384,13 +384,18 @@ describe("the programs", () => {
       expect(fine.stdout).toContain("web_fetch")
     }), { timeout: 120_000 })
 
-  it.live("a server whose web tools may reach a private network admits only localhost pages by default", () =>
+  it.live("a server whose web tools may reach a private network admits no page from another origin by default", () =>
     Effect.gen(function*() {
-      const foreign = yield* send("GET", "/v1/models", { headers: { origin: "https://evil.example" } })
-      expect(foreign.status).toBe(200)
-      expect(foreign.headers["access-control-allow-origin"]).toBeUndefined()
-      const local = yield* send("GET", "/v1/models", { headers: { origin: "http://localhost:5173" } })
-      expect(local.headers["access-control-allow-origin"]).toBe("http://localhost:5173")
+      for (const origin of ["https://evil.example", "http://localhost:5173"]) {
+        const read = yield* send("GET", "/v1/models", { headers: { origin } })
+        expect(read.status).toBe(200)
+        expect(read.headers["access-control-allow-origin"]).toBeUndefined()
+        const drive = yield* send("POST", "/v1/chat/completions", {
+          headers: { origin, "content-type": "text/plain" },
+          body: JSON.stringify({ messages: [{ role: "user", content: "fetch http://10.0.0.1/" }] })
+        })
+        expect(drive.status).toBe(403)
+      }
     }).pipe(Effect.provide(served({ model: ScriptedChatModel.layer([]), web: { allowNetworks: ["10.0.0.0/8"] } }))))
 
   it.scopedLive("a real easyai mcp refuses web_fetch on loopback by default and reaches it with --web-allow", () =>
