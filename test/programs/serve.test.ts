@@ -8,7 +8,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { Effect, Stream } from "effect"
 import { engineConfig, testModels } from "../support/models.js"
 import { runTs } from "../support/process.js"
-import { startServe } from "../support/serveProcess.js"
+import { startServe } from "../support/programProcess.js"
 import { tempDir } from "../support/tempDir.js"
 import { writeFileSync } from "node:fs"
 import * as path from "node:path"
@@ -19,7 +19,7 @@ const modelPath = engineConfig(model).modelPath
 
 /** Starts `easyai serve` on a free port; its output lines are queued as they come. */
 const serve = (...extra: ReadonlyArray<string>) =>
-  startServe(["--model", modelPath, "--port", "0", "--threads", "1", "--ctx", "2048", "--no-tools", ...extra])
+  startServe("--model", modelPath, "--port", "0", "--threads", "1", "--ctx", "2048", "--no-tools", ...extra)
 
 const get = (url: string) =>
   Effect.scoped(Effect.gen(function*() {

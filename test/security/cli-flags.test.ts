@@ -9,11 +9,12 @@
 import { HttpClient, HttpClientRequest } from "@effect/platform"
 import { NodeHttpClient } from "@effect/platform-node"
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Fiber, Option, Queue, Stream } from "effect"
+import { Effect } from "effect"
 import * as net from "node:net"
 import { initializeParams, rpcRequest } from "../support/mcp.js"
 import { engineConfig, testModels } from "../support/models.js"
-import { runCli, startTs } from "../support/process.js"
+import { runCli } from "../support/process.js"
+import { startProgram } from "../support/programProcess.js"
 import { tempDir } from "../support/tempDir.js"
 
 const model = testModels[0]
@@ -44,29 +45,6 @@ const listening = (port: number) =>
       resume(Effect.succeed(true))
     })
     socket.once("error", () => resume(Effect.succeed(false)))
-  })
-
-/** Starts the CLI as a long-running process; its stdout lines are queued as they come, then its exit. */
-const start = (...args: ReadonlyArray<string>) =>
-  Effect.gen(function*() {
-    const process = yield* startTs("src/programs/cli/main.ts", ...args)
-    const lines = yield* Queue.unbounded<Option.Option<string>>()
-    yield* process.stdout.pipe(
-      Stream.decodeText(),
-      Stream.splitLines,
-      Stream.runForEach((line) => Queue.offer(lines, Option.some(line))),
-      Effect.zipRight(Queue.offer(lines, Option.none())),
-      Effect.forkScoped
-    )
-    const stderr = yield* process.stderr.pipe(Stream.decodeText(), Stream.mkString, Effect.forkScoped)
-    const nextLine = Queue.take(lines).pipe(
-      Effect.timeoutFail({ duration: "60 seconds", onTimeout: () => new Error(`easyai ${args.join(" ")} printed no line`) }),
-      Effect.flatMap(Option.match({
-        onNone: () => Effect.flatMap(Fiber.join(stderr), (text) => Effect.fail(new Error(`easyai ${args.join(" ")} exited: ${text}`))),
-        onSome: Effect.succeed
-      }))
-    )
-    return { process, nextLine }
   })
 
 const status = (request: HttpClientRequest.HttpClientRequest) =>
@@ -141,7 +119,7 @@ describe("the flags a command takes", () => {
   for (const order of [["--no-tools", "--api-key", "k"], ["--api-key", "k", "--alias", "tiny", "--no-tools"]] as const) {
     it.scoped(`are all kept by a real easyai serve (${order.join(" ")} after the other flags)`, () =>
       Effect.gen(function*() {
-        const { nextLine, process } = yield* start("serve", "-m", modelPath, "--port", "0", "--threads", "1", "--ctx", "512", ...order)
+        const { nextLine, process } = yield* startProgram("serve", "-m", modelPath, "--port", "0", "--threads", "1", "--ctx", "512", ...order)
         const banner = yield* nextLine
         expect(banner).toMatch(/^easyai serve · http:\/\/127\.0\.0\.1:\d+$/)
         const url = banner.slice(banner.indexOf("http://"))
@@ -157,11 +135,11 @@ describe("the flags a command takes", () => {
 
   it.scoped("are all kept by a real easyai mcp: /mcp refuses a request without the key", () =>
     Effect.gen(function*() {
-      const { nextLine, process } = yield* start("mcp", "--port", "0", "--no-python", "--api-key", "k", "--no-sessions")
+      const { nextLine, process } = yield* startProgram("mcp", "--port", "0", "--no-python", "--api-key", "k", "--no-sessions")
       const banner = yield* nextLine
       const url = banner.slice(banner.indexOf("http://"))
       expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/mcp$/)
-      expect(yield* nextLine).toBe("  tools 5 · auth on · sessions off")
+      expect(yield* nextLine).toBe("  tools 5 · auth on · sessions off · cors none")
       const initialize = HttpClientRequest.post(url).pipe(
         HttpClientRequest.setHeaders({ accept: "application/json, text/event-stream" }),
         HttpClientRequest.bodyUnsafeJson(rpcRequest(1, "initialize", initializeParams()))

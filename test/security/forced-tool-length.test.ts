@@ -23,7 +23,7 @@ import type {
 } from "openai/resources/chat/completions"
 import * as path from "node:path"
 import { testModels } from "../support/models.js"
-import { startServe } from "../support/serveProcess.js"
+import { startServe } from "../support/programProcess.js"
 import { field } from "../support/server.js"
 
 /** The small story model when the shared models are there, else the generated one. */
@@ -38,7 +38,7 @@ const servedWith = (...toolFlags: ReadonlyArray<string>) =>
   Layer.merge(
     Layer.scoped(
       Served,
-      Effect.map(startServe(["--model", model.path, "--port", "0", "--threads", "1", "--ctx", "512", ...toolFlags]), ({ url }) => ({ url }))
+      Effect.map(startServe("--model", model.path, "--port", "0", "--threads", "1", "--ctx", "512", ...toolFlags), ({ url }) => ({ url }))
     ),
     NodeHttpClient.layerUndici
   )
@@ -199,8 +199,8 @@ layer(servedWith("--no-tools"), { timeout: 120_000, excludeTestServices: true })
   }
 )
 
-// The server's own tools through the agent loop: `tool_choice` forces the first turn's call.
-layer(servedWith("--tools", "datetime"), { timeout: 120_000, excludeTestServices: true })(
+// The server's own tools (its defaults) through the agent loop: `tool_choice` forces the first turn's call.
+layer(servedWith(), { timeout: 120_000, excludeTestServices: true })(
   `a forced call to the server's own tool cut short by max_tokens (easyai serve on ${model.name})`,
   (it) => {
     it.effect("not streamed: 200 with finish_reason length, no tool run, sent once", () =>

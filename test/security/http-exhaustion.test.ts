@@ -11,7 +11,7 @@ import * as path from "node:path"
 import { rpcRequest } from "../support/mcp.js"
 import { startTs } from "../support/process.js"
 import { jsonOf, openSocket, receiveUntilClosed, send, statusOf } from "../support/rawHttp.js"
-import { startMcp, startServe } from "../support/realServer.js"
+import { startMcp, startServeSmall } from "../support/programProcess.js"
 import { field } from "../support/server.js"
 import { tempDir } from "../support/tempDir.js"
 
@@ -84,7 +84,7 @@ describe("MCP over HTTP runs at most as many calls at once as over stdio", () =>
   it.scopedLive("easyai serve's /mcp: the same limit on its /mcp route", () =>
     Effect.gen(function*() {
       const sandbox = tempDir()
-      const { port } = yield* startServe("--sandbox", sandbox, "--allow-bash")
+      const { port } = yield* startServeSmall("--sandbox", sandbox, "--allow-bash")
       // serve keeps sessions: open one first.
       const initialized = yield* send({
         port,
@@ -132,7 +132,7 @@ const trickle = (port: number, target: string) =>
 describe("a request body must arrive within the body deadline", () => {
   it.scopedLive("easyai serve --body-timeout 1: a trickling body is cut with 408 and the server keeps serving", () =>
     Effect.gen(function*() {
-      const { port } = yield* startServe("--no-tools", "--body-timeout", "1")
+      const { port } = yield* startServeSmall("--no-tools", "--body-timeout", "1")
       const cut = yield* trickle(port, "/v1/chat/completions")
       expect(statusOf(cut.raw)).toBe(408)
       expect(cut.seconds).toBeLessThan(5)
@@ -187,7 +187,7 @@ describe("one client address holds at most so many connections", () => {
 
   it.scopedLive("easyai serve: the 33rd connection from one address is closed by default", () =>
     Effect.gen(function*() {
-      const { port } = yield* startServe("--no-tools")
+      const { port } = yield* startServeSmall("--no-tools")
       yield* holdsCap(port, 32)
     }), { timeout: 120_000 })
 

@@ -8,7 +8,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { Effect, Redacted } from "effect"
 import { bearerMatches } from "../../src/programs/server/security.js"
 import { exchange, jsonOf, type RawReply, send, statusOf } from "../support/rawHttp.js"
-import { startMcp, startServe } from "../support/realServer.js"
+import { startMcp, startServeSmall } from "../support/programProcess.js"
 
 const evilPage = "https://evil.example"
 const allowOrigin = (reply: RawReply) => reply.headers["access-control-allow-origin"]
@@ -27,7 +27,7 @@ const mcpHeaders = { "content-type": "application/json", accept: "application/js
 describe("CORS: no cross-origin access unless the operator names the origin", () => {
   it.scopedLive("easyai serve, defaults: a foreign page reads nothing and cannot POST; the server's own page can", () =>
     Effect.gen(function*() {
-      const { banner, port, url } = yield* startServe("--no-tools")
+      const { banner, port, url } = yield* startServeSmall("--no-tools")
       expect(banner.join("\n")).toContain("cors none")
       const read = yield* send({ port, path: "/v1/models", headers: { origin: evilPage } })
       expect(read.status).toBe(200)
@@ -65,7 +65,7 @@ describe("CORS: no cross-origin access unless the operator names the origin", ()
 
   it.scopedLive("easyai serve --cors https://a.example admits exactly that origin", () =>
     Effect.gen(function*() {
-      const { banner, port } = yield* startServe("--no-tools", "--cors", "https://a.example")
+      const { banner, port } = yield* startServeSmall("--no-tools", "--cors", "https://a.example")
       expect(banner.join("\n")).toContain("cors https://a.example")
       const read = yield* send({ port, path: "/v1/models", headers: { origin: "https://a.example" } })
       expect(allowOrigin(read)).toBe("https://a.example")
@@ -110,7 +110,7 @@ describe("DNS rebinding: only the names a server is known by are answered, on ev
 
   it.scopedLive("easyai serve refuses a foreign Host (421) on /, /health, /v1/models, /props, /metrics, /mcp and unknown paths", () =>
     Effect.gen(function*() {
-      const { port } = yield* startServe("--no-tools")
+      const { port } = yield* startServeSmall("--no-tools")
       const routes: ReadonlyArray<readonly [string, string]> = [
         ["GET", "/"],
         ["GET", "/health"],
@@ -146,7 +146,7 @@ describe("DNS rebinding: only the names a server is known by are answered, on ev
 
   it.scopedLive("easyai serve --allowed-hosts evil.example admits that name", () =>
     Effect.gen(function*() {
-      const { port } = yield* startServe("--no-tools", "--allowed-hosts", "evil.example")
+      const { port } = yield* startServeSmall("--no-tools", "--allowed-hosts", "evil.example")
       expect((yield* send({ port, path: "/health", headers: { host: rebound(port) } })).status).toBe(200)
       expect((yield* send({ port, path: "/v1/models", headers: { host: "evil.example" } })).status).toBe(200)
       expect((yield* send({ port, path: "/health", headers: { host: "other.example" } })).status).toBe(421)
@@ -194,7 +194,7 @@ describe("the API key: only ASCII spaces and tabs around it", () => {
 
   it.scopedLive("easyai serve --api-key refuses the key padded with Unicode spaces, sent as latin-1 or UTF-8 bytes", () =>
     Effect.gen(function*() {
-      const { port } = yield* startServe("--no-tools", "--api-key", "sekret")
+      const { port } = yield* startServeSmall("--no-tools", "--api-key", "sekret")
       const withAuthorization = (value: Buffer) =>
         Buffer.concat([
           Buffer.from(`GET /v1/models HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nConnection: close\r\nAuthorization: `, "latin1"),

@@ -21,7 +21,8 @@ import type { WebOptions } from "../../src/layers/tools/web/options.js"
 import { webTools } from "../../src/layers/tools/web/webTools.js"
 import { connectionsSoon, type Handler, loopbackServer } from "../support/loopbackServer.js"
 import { callParams, initializeParams, rpcNotification, rpcRequest } from "../support/mcp.js"
-import { post, startHttp } from "../support/mcpProcess.js"
+import { post } from "../support/mcp.js"
+import { startMcp } from "../support/programProcess.js"
 import { runCli } from "../support/process.js"
 import { field, send, served } from "../support/server.js"
 import { tempDir } from "../support/tempDir.js"
@@ -413,11 +414,11 @@ describe("the programs", () => {
             text: Option.getOrElse(Option.fromNullable(field(called.body, "result", "content", 0, "text")), () => "")
           }
         })
-      const closed = yield* startHttp()
+      const closed = yield* startMcp()
       const refused = yield* fetchOver(closed.port)
       expect(refused).toEqual({ isError: true, text: `web_fetch: ${refusedText("127.0.0.1", "a loopback address")}` })
       expect(server.connections()).toBe(0)
-      const opened = yield* startHttp("--web-allow", "127.0.0.1/32")
+      const opened = yield* startMcp("--web-allow", "127.0.0.1/32")
       const reached = yield* fetchOver(opened.port)
       expect(reached.isError).toBe(false)
       expect(reached.text).toContain("SECRET internal data")

@@ -142,3 +142,17 @@ export const openSession = (headers: Readonly<Record<string, string>> = {}, prot
     const acknowledged = yield* mcpPost(rpcNotification("notifications/initialized"), sessionHeaders)
     return { session, sessionHeaders, initialized, acknowledged }
   })
+
+/** POSTs one JSON-RPC message to `url` and reads the reply. */
+export const post = (url: string, message: unknown, headers: Readonly<Record<string, string>> = {}) =>
+  Effect.scoped(Effect.gen(function*() {
+    const response = yield* (yield* HttpClient.HttpClient).execute(
+      HttpClientRequest.post(url).pipe(
+        HttpClientRequest.setHeaders({ accept: "application/json, text/event-stream", ...headers }),
+        HttpClientRequest.bodyUnsafeJson(message)
+      )
+    )
+    const text = yield* response.text
+    return { status: response.status, session: response.headers["mcp-session-id"], body: text === "" ? undefined : JSON.parse(text) }
+  }))
+

@@ -10,7 +10,8 @@ import { Effect } from "effect"
 import { mkdirSync, writeFileSync } from "node:fs"
 import * as path from "node:path"
 import { callParams, initializeParams, rpcNotification, rpcRequest } from "../../support/mcp.js"
-import { bannerPattern, post, startHttp } from "../../support/mcpProcess.js"
+import { post } from "../../support/mcp.js"
+import { mcpBanner, startMcp } from "../../support/programProcess.js"
 import { startMcpStdio } from "../../support/mcpStdio.js"
 import { runTs } from "../../support/process.js"
 import { field } from "../../support/server.js"
@@ -19,8 +20,8 @@ import { tempDir } from "../../support/tempDir.js"
 describe("easyai mcp over HTTP (a real process)", () => {
   it.scoped("prints its banner, serves /mcp and /health, and exits 0 on SIGTERM", () =>
     Effect.gen(function*() {
-      const { banner, port, process, summary } = yield* startHttp()
-      expect(banner).toMatch(bannerPattern)
+      const { banner: [banner, summary], port, process } = yield* startMcp()
+      expect(banner).toMatch(mcpBanner)
       expect(port).toBeGreaterThan(0)
       // The defaults: datetime, plan, web_search, web_fetch, tool_lookup.
       expect(summary).toBe("  tools 5 · auth off · sessions on · cors none")
@@ -44,7 +45,7 @@ describe("easyai mcp over HTTP (a real process)", () => {
 
   it.scoped("follows --tools, --no-sessions and --api-key", () =>
     Effect.gen(function*() {
-      const { port, process, summary } = yield* startHttp("--tools", "datetime", "--no-sessions", "--api-key", "sekret")
+      const { banner: [, summary], port, process } = yield* startMcp("--tools", "datetime", "--no-sessions", "--api-key", "sekret")
       expect(summary).toBe("  tools 1 · auth on · sessions off · cors none")
       const url = `http://127.0.0.1:${port}/mcp`
       expect((yield* post(url, rpcRequest(1, "tools/list"))).status).toBe(401)

@@ -228,7 +228,8 @@ describe("load", () => {
       expect(field(health, "sessions")).toBe(clients)
     }).pipe(
       Effect.scoped,
-      // A throughput test from one address: it opts out of the per-client limits (test/security replays those).
-      Effect.provide(standalone({ maxConcurrent: clients }, { tools: [echo] }, { maxClientConnections: clients }))
+      // A throughput test from one address: it opts out of the per-client limits (test/security replays those),
+      // with room beyond the clients' own connections, which may still be open, for the health check after them.
+      Effect.provide(standalone({ maxConcurrent: clients }, { tools: [echo] }, { maxClientConnections: 2 * clients }))
     ), { timeout: 120_000 })
 })
