@@ -9,7 +9,8 @@
  *
  * @module
  */
-import { readdirSync, readFileSync, readlinkSync } from "node:fs"
+import { readFileSync, readlinkSync } from "node:fs"
+import { processIds } from "./procfs.js"
 
 interface Entry {
   readonly pid: number
@@ -19,16 +20,8 @@ interface Entry {
 }
 
 const entries = (): ReadonlyArray<Entry> => {
-  let names: ReadonlyArray<string>
-  try {
-    names = readdirSync("/proc")
-  } catch {
-    return []
-  }
   const found: Array<Entry> = []
-  for (const name of names) {
-    const pid = Number(name)
-    if (!Number.isInteger(pid)) continue
+  for (const pid of processIds()) {
     try {
       const status = readFileSync(`/proc/${pid}/status`, "utf8")
       const parent = Number(/^PPid:\s*(\d+)/m.exec(status)?.[1])

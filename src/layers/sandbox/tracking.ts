@@ -12,7 +12,8 @@
  * @module
  */
 import { randomBytes } from "node:crypto"
-import { readdirSync, readFileSync } from "node:fs"
+import { readFileSync } from "node:fs"
+import { processIds } from "./procfs.js"
 
 /** The variable that carries a call's tag. */
 export const tagVariable = "EASYAI_TOOL_CALL"
@@ -23,16 +24,9 @@ export const newTag = (): string => randomBytes(12).toString("hex")
 /** The processes (other than this one) whose environment carries `tag`; none where there is no /proc. */
 const tagged = (tag: string): ReadonlyArray<number> => {
   const needle = Buffer.from(`${tagVariable}=${tag}\0`)
-  let entries: ReadonlyArray<string>
-  try {
-    entries = readdirSync("/proc")
-  } catch {
-    return []
-  }
   const found: Array<number> = []
-  for (const entry of entries) {
-    const pid = Number(entry)
-    if (!Number.isInteger(pid) || pid === process.pid) continue
+  for (const pid of processIds()) {
+    if (pid === process.pid) continue
     try {
       // A zombie's environ reads empty: it is dead already and needs no signal.
       const environ = readFileSync(`/proc/${pid}/environ`)
