@@ -25,6 +25,7 @@ import * as path from "node:path"
 import { testModels } from "../support/models.js"
 import { startServe } from "../support/programProcess.js"
 import { field } from "../support/server.js"
+import { weather } from "../support/tools.js"
 
 /** The small story model when the shared models are there, else the generated one. */
 const model = testModels.find((candidate) => path.basename(candidate.path) === "stories260K.gguf") ?? testModels[0]
@@ -42,15 +43,6 @@ const servedWith = (...toolFlags: ReadonlyArray<string>) =>
     ),
     NodeHttpClient.layerUndici
   )
-
-const weather: ChatCompletionFunctionTool = {
-  type: "function",
-  function: {
-    name: "get_weather",
-    description: "The weather in a city.",
-    parameters: { type: "object", properties: { city: { type: "string" } }, required: ["city"] }
-  }
-}
 
 const messages: Array<ChatCompletionMessageParam> = [
   { role: "system", content: "You call tools." },

@@ -1,5 +1,6 @@
 import { Effect, Schema } from "effect"
 import { Tool } from "easyai"
+import type { ChatCompletionFunctionTool } from "openai/resources/chat/completions"
 
 /** `echo`: returns its text. */
 export const echo = Tool.make({
@@ -18,3 +19,13 @@ export const named = (name: string, surface: Tool.ToolSurface = "always", system
     ...(systemAddendum === undefined ? {} : { systemAddendum }),
     handler: () => Effect.succeed(name)
   })
+
+/** A client-side `get_weather`, as an OpenAI client declares it in a request's `tools`. */
+export const weather: ChatCompletionFunctionTool = {
+  type: "function",
+  function: {
+    name: "get_weather",
+    description: "The weather in a city.",
+    parameters: { type: "object", properties: { city: { type: "string" } }, required: ["city"] }
+  }
+}

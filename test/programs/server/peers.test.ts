@@ -26,11 +26,10 @@ import type {
   ChatCompletionChunk,
   ChatCompletionCreateParamsNonStreaming,
   ChatCompletionCreateParamsStreaming,
-  ChatCompletionFunctionTool,
   ChatCompletionUserMessageParam
 } from "openai/resources/chat/completions"
 import { baseUrl, field, scriptedRequests, scriptedServer } from "../../support/server.js"
-import { echo } from "../../support/tools.js"
+import { echo, weather } from "../../support/tools.js"
 
 /** A server on a scripted model, with `echo` as its only server-side tool; the recorder stays readable. */
 /** A server on scripted turns whose own toolbelt is `echo`. */
@@ -65,15 +64,6 @@ const createStream = (body: ChatCompletionCreateParamsStreaming) =>
 
 const contentOf = (chunks: ReadonlyArray<ChatCompletionChunk>): string =>
   chunks.map((chunk) => chunk.choices[0]?.delta?.content ?? "").join("")
-
-const weather: ChatCompletionFunctionTool = {
-  type: "function",
-  function: {
-    name: "get_weather",
-    description: "The weather in a city.",
-    parameters: { type: "object", properties: { city: { type: "string" } }, required: ["city"] }
-  }
-}
 
 /** The client's `get_weather`, run locally. */
 const localWeather = (args: string): string => {
