@@ -29,7 +29,11 @@ export interface EngineConfig {
    * (`hf:<user>/<repo>/<file>.gguf`, `https://…`) into node-llama-cpp's models directory.
    */
   readonly modelPath: string
-  /** Context window in tokens. Default: 4096, or the model's training context if smaller. */
+  /**
+   * Context window in tokens. Default: the model's training context, or the
+   * largest size below it that the free memory can hold (node-llama-cpp's
+   * `"auto"`); the loaded size is `Engine.info.contextSize`.
+   */
   readonly contextSize?: number
   /** Layers offloaded to a GPU: `"auto"` (default) fits what memory allows; 0 runs on the CPU only. */
   readonly gpuLayers?: "auto" | number
@@ -63,9 +67,6 @@ export interface EngineConfig {
   /** What happens when the context overflows. Default `fail`. */
   readonly overflow?: OverflowStrategy
 }
-
-/** The default context size when the model allows it. */
-export const defaultContextSize = 4096
 
 /** The default thread count: every core this process may use. */
 export const defaultThreads = (): number => Math.max(1, availableParallelism())

@@ -55,7 +55,7 @@ export const chatFlags = {
   frequencyPenalty: optionalNumber("frequency-penalty", "Penalty growing with a token's frequency, -2–2 (default 0.05)."),
   presencePenalty: optionalNumber("presence-penalty", "Penalty on any token already present, -2–2 (default 0.1)."),
   maxTokens: optionalInteger("max-tokens", "The most tokens one model turn may generate."),
-  ctx: optionalInteger("ctx", "Context size in tokens for a local model (default: the model's, at most 4096).").pipe(Options.withAlias("c")),
+  ctx: optionalInteger("ctx", "Context size in tokens for a local model (default: the model's training context, or as much of it as memory holds).").pipe(Options.withAlias("c")),
   threads: optionalInteger("threads", "CPU threads for a local model (default: the number of cores).").pipe(Options.withAlias("t")),
   sandbox: ToolFlags.sandbox,
   allowBash: ToolFlags.allowBash,
