@@ -85,7 +85,7 @@ const release = (dispose: () => Promise<void>): Effect.Effect<void> =>
  */
 export const load = (config: EngineConfig): Effect.Effect<Loaded, ModelLoadError, Scope.Scope> =>
   Effect.gen(function*() {
-    const path = yield* resolveModelPath(config.modelPath)
+    const path = yield* resolveModelPath(config.modelPath, config)
     const kvCache = kvCacheTypes(config)
     const problems = [...unsupportedSettings(config), ...(kvCache.error === undefined ? [] : [kvCache.error])]
     if (problems.length > 0) {
