@@ -139,6 +139,7 @@ const withConfig = (flag: Flags, config: Config.ConfigFile, engine: Config.Engin
     verbose: flag.verbose || cli.verbose === true,
     logFile: fill(flag.logFile, cli.logFile),
     noReasoning: flag.noReasoning || cli.reasoning === false,
+    noAutoCompress: flag.noAutoCompress || cli.autoCompress === false,
     noPromptProgress: flag.noPromptProgress || cli.promptProgress === false
   }
 }
@@ -203,6 +204,7 @@ const interactively = (flag: Flags, mcpKey: Option.Option<Redacted.Redacted<stri
         ...optionalField("contextSize", Option.fromNullable(model.contextSize)),
         noReasoning: flag.noReasoning,
         promptProgress: !flag.noPromptProgress,
+        autoCompress: !flag.noAutoCompress,
         shell: flag.shell,
         spinner,
         ...optionalField("maxTokens", flag.maxTokens),

@@ -82,6 +82,9 @@ export const chatFlags = {
   noPromptProgress: Options.boolean("no-prompt-progress").pipe(
     Options.withDescription("A plain \"thinking\" spinner: no prompt-evaluation percentage (a server is asked not to stream it).")
   ),
+  noAutoCompress: Options.boolean("no-auto-compress").pipe(
+    Options.withDescription("Do not compress the conversation by itself when a turn filled 85% of the context (/compress still does).")
+  ),
   noReasoning: Options.boolean("no-reasoning").pipe(Options.withDescription("Hide the model's reasoning, <think> blocks included.")),
   continue: Options.boolean("continue").pipe(
     Options.withDescription(`Continue the conversation saved in ./${sessionFileName}.`)
