@@ -18,6 +18,3 @@ export const contextFill = (usage: Usage): number | undefined =>
   usage.contextUsed === undefined || usage.contextSize === undefined || usage.contextSize <= 0
     ? undefined
     : usage.contextUsed / usage.contextSize
-
-/** Whether the turn left the context nearly full: at least {@link autoCompressShare} of it. */
-export const nearlyFull = (usage: Usage): boolean => (contextFill(usage) ?? 0) >= autoCompressShare
