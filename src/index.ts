@@ -12,6 +12,7 @@ export { type AskOptions, EasyAgent, easyai } from "./easyai.js"
 // Domain: data, tagged errors, pure functions.
 export * from "./domain/AgentEvent.js"
 export * from "./domain/ClientConfig.js"
+export * from "./domain/contextFill.js"
 export * from "./domain/EngineConfig.js"
 export * from "./domain/errors.js"
 export * from "./domain/httpErrors.js"

@@ -3,8 +3,15 @@
  *
  * @module
  */
+import type { Duration } from "effect"
 import { availableParallelism } from "node:os"
 import { Penalties } from "./Sampling.js"
+
+/** How far a model download has come. `totalBytes` is 0 until the server has said. */
+export interface DownloadProgress {
+  readonly downloadedBytes: number
+  readonly totalBytes: number
+}
 
 /** What happens when a prompt (or a generation) no longer fits the context window. */
 export type OverflowStrategy =
@@ -29,7 +36,11 @@ export interface EngineConfig {
    * (`hf:<user>/<repo>/<file>.gguf`, `https://…`) into node-llama-cpp's models directory.
    */
   readonly modelPath: string
-  /** Context window in tokens. Default: 4096, or the model's training context if smaller. */
+  /**
+   * Context window in tokens. Default: the model's training context, or the
+   * largest size below it that the free memory can hold (node-llama-cpp's
+   * `"auto"`); the loaded size is `Engine.info.contextSize`.
+   */
   readonly contextSize?: number
   /** Layers offloaded to a GPU: `"auto"` (default) fits what memory allows; 0 runs on the CPU only. */
   readonly gpuLayers?: "auto" | number
@@ -62,10 +73,18 @@ export interface EngineConfig {
   readonly penalties?: Penalties
   /** What happens when the context overflows. Default `fail`. */
   readonly overflow?: OverflowStrategy
+  /**
+   * How long a download (`modelPath` a URI not downloaded yet) may take to
+   * start — to connect and hear the server's first answer — before it fails.
+   * Default {@link defaultDownloadStartTimeout}.
+   */
+  readonly downloadStartTimeout?: Duration.DurationInput
+  /** Called as a download arrives, to show it; nothing is shown (or logged) without it. */
+  readonly onDownloadProgress?: (progress: DownloadProgress) => void
 }
 
-/** The default context size when the model allows it. */
-export const defaultContextSize = 4096
+/** How long a model download may take to start: offline, it fails after this instead of waiting forever. */
+export const defaultDownloadStartTimeout: Duration.DurationInput = "10 seconds"
 
 /** The default thread count: every core this process may use. */
 export const defaultThreads = (): number => Math.max(1, availableParallelism())

@@ -36,10 +36,14 @@ export class ContextOverflow extends Schema.TaggedError<ContextOverflow>()("Cont
   }
 }
 
-/** A local model could not be loaded, or its configuration cannot be honoured. */
+/**
+ * A local model could not be loaded, or its configuration cannot be
+ * honoured. `DownloadFailed`: a model named by a URI could not be fetched
+ * (not there, or no answer in time).
+ */
 export class ModelLoadError extends Schema.TaggedError<ModelLoadError>()("ModelLoadError", {
   path: Schema.String,
-  reason: Schema.Literal("NotFound", "NotGguf", "UnsupportedArchitecture", "OutOfMemory", "Unsupported", "Failed"),
+  reason: Schema.Literal("NotFound", "NotGguf", "UnsupportedArchitecture", "OutOfMemory", "Unsupported", "Failed", "DownloadFailed"),
   detail: Schema.String
 }) {
   override get message(): string {

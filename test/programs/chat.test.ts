@@ -187,6 +187,14 @@ describe("easyai refuses bad input in one line, with a failing exit code", () =>
   it.live("a missing model file", () => refused(["-p", "hi", "-m", "/no/such/model.gguf"], "easyai: cannot load /no/such/model.gguf: no such file"), {
     timeout: 60_000
   })
+  it.live("a prompt the context cannot hold, saying how to get out of it", () => {
+    const model = testModels[0]
+    if (model === undefined) throw new Error("no test model")
+    return refused(
+      ["-p", "Once upon a time there was a long story. ".repeat(100), "-m", engineConfig(model).modelPath, "-t", "1", "--ctx", "256", "--no-tools"],
+      /^easyai: the prompt needs \d+ tokens but the context holds 256: \/compress the conversation, start with a larger --ctx, or leave the tools out with --no-tools$/
+    )
+  }, { timeout: 120_000 })
   it.live("an unreachable server", () =>
     refused(["-p", "hi", "--url", "http://127.0.0.1:1", "--http-retries", "0", "--no-tools"], /^easyai: .*ECONNREFUSED/), { timeout: 60_000 })
   it.live("no model at all", () => refused(["-p", "hi"], "easyai: no model: pass --model FILE for a local model or --url URL for a server"), {

@@ -8,7 +8,8 @@ import { describe, expect, it } from "@effect/vitest"
 import { Effect, Layer, Schedule } from "effect"
 import { readFileSync } from "node:fs"
 import * as path from "node:path"
-import { ScriptedChatModel, SessionLive } from "easyai"
+import { ScriptedChatModel, SessionLive, Usage } from "easyai"
+import { writeFileSync } from "node:fs"
 import type { ChatMessage } from "../../src/domain/Message.js"
 import { McpEndpoint, standalone } from "../support/mcp.js"
 import { onTerminal } from "../support/pty.js"
@@ -93,6 +94,83 @@ describe("/compress in the REPL", () => {
       ScriptedChatModel.reply(recap),
       ScriptedChatModel.reply("Third answer.")
     ]))), { timeout: 120_000 })
+})
+
+describe("compressing by itself when the context is nearly full", () => {
+  /** A turn that answers and reports it left the context 90% full. */
+  const filling = (answer: string): ScriptedChatModel.Turn => [
+    ...ScriptedChatModel.reply(answer),
+    new Usage({ promptTokens: 800, completionTokens: 100, contextUsed: 900, contextSize: 1000 })
+  ]
+
+  it.scopedLive("compresses before the next turn, says so, and the turn goes on from the recap", () =>
+    Effect.gen(function*() {
+      const url = yield* baseUrl
+      const cwd = tempDir()
+      const terminal = yield* onTerminal(["--url", url, "--no-tools"], cwd)
+      yield* terminal.waitFor("> ")
+      yield* terminal.type("first question\r")
+      yield* terminal.waitFor("First answer.")
+      yield* terminal.type("second question\r")
+      yield* terminal.waitFor("(the context is 90% full: compressing the conversation first; --no-auto-compress turns this off)")
+      yield* terminal.waitFor("(2 messages replaced by this recap)")
+      yield* terminal.waitFor("Second answer.")
+      const [first, compressing, second] = yield* requests
+      expect(first?.messages.map(shown)).toEqual(["system", "UserMessage:first question"])
+      expect(compressing?.messages.map(shown)).toEqual([
+        "system",
+        "UserMessage:first question",
+        "AssistantMessage:First answer.",
+        `UserMessage:${SessionLive.recapRequest}`
+      ])
+      expect(second?.messages.map(shown)).toEqual([
+        "system",
+        `UserMessage:${SessionLive.recapRequest}`,
+        `AssistantMessage:${recap}`,
+        "UserMessage:second question"
+      ])
+      // The screen says it before the recap, and the recap before the answer.
+      const screen = yield* terminal.screen
+      expect(screen.indexOf("compressing the conversation first")).toBeLessThan(screen.indexOf(recap))
+      expect(screen.indexOf(recap)).toBeLessThan(screen.indexOf("Second answer."))
+      yield* terminal.type("/exit\r")
+      expect(yield* terminal.exited).toBe(0)
+      expect(yield* requests).toHaveLength(3)
+    }).pipe(Effect.provide(scriptedServer([
+      filling("First answer."),
+      ScriptedChatModel.reply(recap),
+      ScriptedChatModel.reply("Second answer.")
+    ]))), { timeout: 120_000 })
+
+  /** Two questions on a context left 90% full, with auto-compression turned off by `args` or `ini`: no recap is asked for. */
+  const keepsTheConversation = (args: ReadonlyArray<string>, ini?: string) =>
+    Effect.gen(function*() {
+      const url = yield* baseUrl
+      const cwd = tempDir()
+      if (ini !== undefined) writeFileSync(path.join(cwd, "easyai.ini"), ini)
+      const terminal = yield* onTerminal(["--url", url, "--no-tools", ...args], cwd)
+      yield* terminal.waitFor("> ")
+      yield* terminal.type("first question\r")
+      yield* terminal.waitFor("First answer.")
+      yield* terminal.type("second question\r")
+      yield* terminal.waitFor("Second answer.")
+      expect((yield* requests)[1]?.messages.map(shown)).toEqual([
+        "system",
+        "UserMessage:first question",
+        "AssistantMessage:First answer.",
+        "UserMessage:second question"
+      ])
+      expect(yield* terminal.screen).not.toContain("compressing")
+      yield* terminal.type("/exit\r")
+      expect(yield* terminal.exited).toBe(0)
+      expect(yield* requests).toHaveLength(2)
+    }).pipe(Effect.provide(scriptedServer([filling("First answer."), ScriptedChatModel.reply("Second answer.")])))
+
+  it.scopedLive("--no-auto-compress turns it off", () => keepsTheConversation(["--no-auto-compress"]), { timeout: 120_000 })
+
+  it.scopedLive("[cli] auto_compress = off turns it off", () => keepsTheConversation([], "[cli]\nauto_compress = off\n"), {
+    timeout: 120_000
+  })
 })
 
 describe("the plan in the REPL", () => {

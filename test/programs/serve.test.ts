@@ -10,6 +10,7 @@ import { engineConfig, testModels } from "../support/models.js"
 import { runTs } from "../support/process.js"
 import { startServe } from "../support/programProcess.js"
 import { tempDir } from "../support/tempDir.js"
+import { tinyGgufBytes } from "../support/tinyGguf.js"
 import { writeFileSync } from "node:fs"
 import * as path from "node:path"
 
@@ -106,6 +107,22 @@ describe("easyai serve (a real process)", () => {
       const refused = yield* runTs("src/programs/cli/main.ts", "serve", "--model", modelPath, "--config", bad)
       expect(refused.exitCode).toBe(1)
       expect(refused.stderr).toBe(`easyai serve: ${bad}:2: [SERVER] port: expected a port from 0 to 65535, got "ninety"`)
+    }).pipe(Effect.provide(NodeHttpClient.layerUndici)), { timeout: 120_000 })
+
+  it.scoped("without --ctx, serves the model's whole training context, and says so in the banner and /props", () =>
+    Effect.gen(function*() {
+      // A training context above the old cap of 4096, small enough for any machine's memory.
+      const long = path.join(tempDir(), "long-context.gguf")
+      writeFileSync(long, tinyGgufBytes(7, "llama", 16_384))
+      const { banner, process, url } = yield* startServe("--model", long, "--port", "0", "--threads", "1", "--no-tools")
+      expect(banner[1]).toBe("  model    long-context (local, ctx 16384)")
+      expect(JSON.parse((yield* get(`${url}/props`)).body).n_ctx).toBe(16_384)
+      yield* process.kill("SIGTERM")
+      // --ctx still wins.
+      const sized = yield* startServe("--model", long, "--port", "0", "--threads", "1", "--no-tools", "--ctx", "1024")
+      expect(sized.banner[1]).toBe("  model    long-context (local, ctx 1024)")
+      expect(JSON.parse((yield* get(`${sized.url}/props`)).body).n_ctx).toBe(1024)
+      yield* sized.process.kill("SIGTERM")
     }).pipe(Effect.provide(NodeHttpClient.layerUndici)), { timeout: 120_000 })
 
   it.live("refuses a model file that does not exist, in one line, with a failing exit code", () =>

@@ -168,8 +168,11 @@ const vocabulary = (): { tokens: Array<string>; scores: Array<number>; types: Ar
 /** Shape of the tiny model. */
 const dims = { embd: 32, heads: 4, headsKv: 2, ff: 64, layers: 2, context: 4096 }
 
-/** Builds the GGUF bytes; another `architecture` makes a well-formed file llama.cpp cannot run. */
-export const tinyGgufBytes = (seed = 7, architecture = "llama"): Uint8Array => {
+/**
+ * Builds the GGUF bytes; another `architecture` makes a well-formed file
+ * llama.cpp cannot run; `context` is the training context it declares.
+ */
+export const tinyGgufBytes = (seed = 7, architecture = "llama", context = dims.context): Uint8Array => {
   const { scores, tokens, types } = vocabulary()
   const vocab = tokens.length
   const headDim = dims.embd / dims.heads
@@ -179,7 +182,7 @@ export const tinyGgufBytes = (seed = 7, architecture = "llama"): Uint8Array => {
     ["general.architecture", { type: "string", value: architecture }],
     ["general.name", { type: "string", value: "easyai-tiny-test" }],
     ["general.alignment", { type: "u32", value: ALIGNMENT }],
-    ["llama.context_length", { type: "u32", value: dims.context }],
+    ["llama.context_length", { type: "u32", value: context }],
     ["llama.embedding_length", { type: "u32", value: dims.embd }],
     ["llama.block_count", { type: "u32", value: dims.layers }],
     ["llama.feed_forward_length", { type: "u32", value: dims.ff }],

@@ -36,10 +36,13 @@ const usageEvent = (usage: WireUsage | null | undefined, timings: Timings | null
   const promptTokens = usage?.prompt_tokens ?? ((timings?.prompt_n ?? 0) + (timings?.cache_n ?? 0))
   const completionTokens = usage?.completion_tokens ?? timings?.predicted_n ?? 0
   const speed = timings?.predicted_per_second ?? undefined
+  // easyai's server says how full its context is; other servers leave the size unknown.
+  const contextSize = timings?.n_ctx ?? undefined
   return new Usage({
     promptTokens,
     completionTokens,
-    contextUsed: promptTokens + completionTokens,
+    contextUsed: timings?.n_ctx_used ?? promptTokens + completionTokens,
+    ...(contextSize === undefined ? {} : { contextSize }),
     ...(cached === undefined ? {} : { cachedTokens: cached }),
     ...(speed === undefined ? {} : { tokensPerSecond: speed })
   })

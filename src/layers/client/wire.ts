@@ -129,7 +129,10 @@ export const Timings = Schema.Struct({
   cache_n: optionalNullable(Schema.Number),
   prompt_n: optionalNullable(Schema.Number),
   predicted_n: optionalNullable(Schema.Number),
-  predicted_per_second: optionalNullable(Schema.Number)
+  predicted_per_second: optionalNullable(Schema.Number),
+  /** easyai's context fill after the turn, and the context's size. */
+  n_ctx_used: optionalNullable(Schema.Number),
+  n_ctx: optionalNullable(Schema.Number)
 })
 /** llama.cpp's own timings, sent next to the usage. */
 export type Timings = typeof Timings.Type

@@ -15,7 +15,7 @@ import {
   LlamaLogLevel,
   type LlamaModel
 } from "node-llama-cpp"
-import { defaultContextSize, type EngineConfig, effectiveThreads, unsupportedSettings } from "../../domain/EngineConfig.js"
+import { type EngineConfig, effectiveThreads, unsupportedSettings } from "../../domain/EngineConfig.js"
 import { ModelLoadError } from "../../domain/errors.js"
 import { resolveModelPath } from "./resolveModel.js"
 
@@ -85,7 +85,7 @@ const release = (dispose: () => Promise<void>): Effect.Effect<void> =>
  */
 export const load = (config: EngineConfig): Effect.Effect<Loaded, ModelLoadError, Scope.Scope> =>
   Effect.gen(function*() {
-    const path = yield* resolveModelPath(config.modelPath)
+    const path = yield* resolveModelPath(config.modelPath, config)
     const kvCache = kvCacheTypes(config)
     const problems = [...unsupportedSettings(config), ...(kvCache.error === undefined ? [] : [kvCache.error])]
     if (problems.length > 0) {
@@ -130,12 +130,12 @@ export const load = (config: EngineConfig): Effect.Effect<Loaded, ModelLoadError
       }).pipe(Effect.catchIf((error) => error.reason === "Failed", (error) => explainFailure(path, error))),
       (model) => release(() => model.dispose())
     )
-    const contextSize = config.contextSize ?? Math.min(defaultContextSize, model.trainContextSize)
     const context = yield* Effect.acquireRelease(
       Effect.tryPromise({
         try: (signal) =>
           model.createContext({
-            contextSize,
+            // "auto": the training context, shrunk to what free memory holds.
+            contextSize: config.contextSize ?? "auto",
             sequences: config.sequences ?? 1,
             threads: effectiveThreads(config),
             flashAttention: config.flashAttention ?? false,

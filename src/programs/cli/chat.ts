@@ -30,6 +30,7 @@ import { fill, optionalField } from "./optionalField.js"
 import { mcpApiKey, parseMcpServer } from "./mcpServers.js"
 import { clientOverrides } from "./remoteFlags.js"
 import { chatFlags } from "./chatFlags.js"
+import { progressOption } from "./downloadProgress.js"
 import { askWith, makeLineEditor, repl } from "./repl.js"
 import { loadSession, saveSession, sessionFileName } from "./sessionFile.js"
 import { Spinner } from "./spinner.js"
@@ -54,6 +55,7 @@ const modelLayer = (flag: Flags): Layer.Layer<ChatModel, ChatModelError | Config
   if (Option.isSome(flag.model)) {
     return LocalChatModel.layerFrom({
       modelPath: flag.model.value,
+      ...progressOption(),
       ...optionalField("contextSize", flag.ctx),
       ...optionalField("threads", flag.threads),
       ...(penalty === undefined ? {} : { penalties: penalty })
@@ -137,6 +139,7 @@ const withConfig = (flag: Flags, config: Config.ConfigFile, engine: Config.Engin
     verbose: flag.verbose || cli.verbose === true,
     logFile: fill(flag.logFile, cli.logFile),
     noReasoning: flag.noReasoning || cli.reasoning === false,
+    noAutoCompress: flag.noAutoCompress || cli.autoCompress === false,
     noPromptProgress: flag.noPromptProgress || cli.promptProgress === false
   }
 }
@@ -201,6 +204,7 @@ const interactively = (flag: Flags, mcpKey: Option.Option<Redacted.Redacted<stri
         ...optionalField("contextSize", Option.fromNullable(model.contextSize)),
         noReasoning: flag.noReasoning,
         promptProgress: !flag.noPromptProgress,
+        autoCompress: !flag.noAutoCompress,
         shell: flag.shell,
         spinner,
         ...optionalField("maxTokens", flag.maxTokens),

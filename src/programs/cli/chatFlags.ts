@@ -55,7 +55,7 @@ export const chatFlags = {
   frequencyPenalty: optionalNumber("frequency-penalty", "Penalty growing with a token's frequency, -2–2 (default 0.05)."),
   presencePenalty: optionalNumber("presence-penalty", "Penalty on any token already present, -2–2 (default 0.1)."),
   maxTokens: optionalInteger("max-tokens", "The most tokens one model turn may generate."),
-  ctx: optionalInteger("ctx", "Context size in tokens for a local model (default: the model's, at most 4096).").pipe(Options.withAlias("c")),
+  ctx: optionalInteger("ctx", "Context size in tokens for a local model (default: the model's training context, or as much of it as memory holds).").pipe(Options.withAlias("c")),
   threads: optionalInteger("threads", "CPU threads for a local model (default: the number of cores).").pipe(Options.withAlias("t")),
   sandbox: ToolFlags.sandbox,
   allowBash: ToolFlags.allowBash,
@@ -81,6 +81,9 @@ export const chatFlags = {
   yes: Options.boolean("yes").pipe(Options.withAlias("y"), Options.withDescription("Approve every tool call without asking.")),
   noPromptProgress: Options.boolean("no-prompt-progress").pipe(
     Options.withDescription("A plain \"thinking\" spinner: no prompt-evaluation percentage (a server is asked not to stream it).")
+  ),
+  noAutoCompress: Options.boolean("no-auto-compress").pipe(
+    Options.withDescription("Do not compress the conversation by itself when a turn filled 85% of the context (/compress still does).")
   ),
   noReasoning: Options.boolean("no-reasoning").pipe(Options.withDescription("Hide the model's reasoning, <think> blocks included.")),
   continue: Options.boolean("continue").pipe(

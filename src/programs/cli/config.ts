@@ -177,6 +177,8 @@ export interface CliSettings {
   readonly promptProgress?: boolean
   /** `reasoning`: show the model's reasoning. */
   readonly reasoning?: boolean
+  /** `auto_compress`: compress the conversation by itself when a turn filled 85% of the context. */
+  readonly autoCompress?: boolean
   /** `sandbox`: the file tools' directory (absolute). */
   readonly sandbox?: string
   /** `allow_bash`: add the bash tool. */
@@ -439,6 +441,7 @@ const cliFields: Fields<CliSettings> = {
   model: field(modelRef, "model"),
   promptProgress: field(boolean, "prompt_progress"),
   reasoning: field(boolean, "reasoning"),
+  autoCompress: field(boolean, "auto_compress"),
   sandbox: field(filePath, "sandbox"),
   allowBash: field(boolean, "allow_bash"),
   memory: field(filePath, "memory"),

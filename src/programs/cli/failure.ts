@@ -5,12 +5,20 @@
  * @module
  */
 import { Console, Effect } from "effect"
+import { ContextOverflow } from "../../domain/errors.js"
 
 const hasMessage = (error: unknown): error is { readonly message: string } =>
   typeof error === "object" && error !== null && "message" in error && typeof error.message === "string"
 
-/** One line for a failure: the error's message (a `ServeError` says what the socket said). */
+/** What gets a conversation that no longer fits going again, in the chat. */
+export const overflowHint = "/compress the conversation, start with a larger --ctx, or leave the tools out with --no-tools"
+
+/**
+ * One line for a failure: the error's message (a `ServeError` says what the
+ * socket said; a context overflow, how to get out of it).
+ */
 export const describeFailure = (error: unknown): string => {
+  if (error instanceof ContextOverflow) return `${error.message}: ${overflowHint}`
   if (typeof error === "object" && error !== null && "_tag" in error && error._tag === "ServeError" && "cause" in error) {
     return `cannot listen: ${hasMessage(error.cause) ? error.cause.message : String(error.cause)}`
   }

@@ -7,6 +7,7 @@
 import { Command, ValidationError } from "@effect/cli"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
+import { defaultTeardown, type Teardown } from "@effect/platform/Runtime"
 import { Array as Arr, Effect, Logger } from "effect"
 import { stderrLogger } from "./logging.js"
 import { version } from "../version.js"
@@ -21,6 +22,16 @@ import { reportFailure } from "./failure.js"
 for (const signal of ["SIGINT", "SIGTERM"] as const) process.on(signal, () => undefined)
 
 const app = { name: "easyai", version }
+
+/**
+ * A command that failed has reported it in one line and set the exit code:
+ * it exits then, rather than wait on work a library left running that
+ * nothing can cancel (node-llama-cpp's downloader keeps retrying a server
+ * that does not answer). A command that succeeded ends as before, when
+ * nothing is left to do.
+ */
+const exitOnFailure: Teardown = (exit, onExit) =>
+  defaultTeardown(exit, (code) => onExit(code !== 0 ? code : typeof process.exitCode === "number" ? process.exitCode : 0))
 
 /** `easyai` with every subcommand: what runs when no subcommand is named, so `--help` lists them all. */
 const whole = Command.run(root.command.pipe(Command.withSubcommands(Arr.map(subcommands, (subcommand) => subcommand.command))), app)
@@ -46,5 +57,5 @@ chooseCommand(process.argv.slice(2), root, subcommands, builtInFlags(root.comman
   Effect.provide(NodeContext.layer),
   // Logs go to stderr: stdout carries answers and, under `easyai mcp --stdio`, the protocol itself.
   Effect.provide(Logger.replace(Logger.defaultLogger, stderrLogger)),
-  NodeRuntime.runMain({ disablePrettyLogger: true })
+  NodeRuntime.runMain({ disablePrettyLogger: true, teardown: exitOnFailure })
 )

@@ -10,13 +10,14 @@
 import { Cause, Effect, Exit, Fiber, Option, Queue, Ref, Runtime } from "effect"
 import { createInterface, type Interface } from "node:readline"
 import type { Usage } from "../../domain/AgentEvent.js"
+import { autoCompressShare, contextFill } from "../../domain/contextFill.js"
 import { parsePresetPrefix, type PresetName } from "../../domain/Sampling.js"
 import type { ApprovalRequest } from "../../layers/approval/ApprovalLive.js"
 import { Session } from "../../services/Session.js"
 import { describeFailure } from "./failure.js"
 import { applyBuiltin, runInForeground, shellPrompt } from "./shell.js"
 import { parseShellLine } from "./shellLine.js"
-import { isSlashCommand, runSlashCommand } from "./slashCommands.js"
+import { compressConversation, isSlashCommand, runSlashCommand } from "./slashCommands.js"
 import type { Spinner } from "./spinner.js"
 import { approvalQuestion, approved, renderTurn, TurnRenderer } from "./terminal.js"
 
@@ -47,6 +48,11 @@ export interface ReplOptions {
   readonly contextSize?: number
   /** Called after every change to the conversation (a hop, a reset), to save it. */
   readonly changed: Effect.Effect<void, never, Session>
+  /**
+   * Compress the conversation before a turn when the last one filled at
+   * least {@link autoCompressShare} of the context (as `/compress` does).
+   */
+  readonly autoCompress: boolean
 }
 
 /** Runs the REPL until /exit or Ctrl+D. */
@@ -57,6 +63,11 @@ export const repl = (editor: Interface, options: ReplOptions) =>
     const runtime = yield* Effect.runtime<never>()
     const preset = yield* Ref.make(Option.none<PresetName>())
     let contextSize = options.contextSize
+    // How full the last turn left the context; unknown again once the conversation changed.
+    let fill: number | undefined
+    const forgetFill = Effect.sync(() => {
+      fill = undefined
+    })
     let running: Fiber.RuntimeFiber<unknown, unknown> | undefined
     const presses: Array<number> = []
 
@@ -89,6 +100,9 @@ export const repl = (editor: Interface, options: ReplOptions) =>
 
     const say = (text: string) => Effect.sync(() => process.stdout.write(`${text}\n`))
 
+    // A command that changes the conversation (/compress, /reset, /system) makes the last fill stale.
+    const commandContext = { shell: options.shell, preset, spinner: options.spinner, changed: Effect.zipRight(forgetFill, changed) }
+
     /** Runs `work` as the thing Ctrl+C stops; a failure is reported, not raised. */
     const interruptibly = <A, E, R>(work: Effect.Effect<A, E, R>) =>
       Effect.gen(function*() {
@@ -102,8 +116,18 @@ export const repl = (editor: Interface, options: ReplOptions) =>
         return Option.none()
       })
 
+    /** Compresses the conversation first when the last turn left the context nearly full; says so. */
+    const compressIfFull = Effect.gen(function*() {
+      if (!options.autoCompress || fill === undefined || fill < autoCompressShare) return
+      yield* say(`(the context is ${Math.round(fill * 100)}% full: compressing the conversation first; --no-auto-compress turns this off)`)
+      // Stopped or failed, the turn still goes ahead on the whole conversation.
+      yield* interruptibly(compressConversation(commandContext))
+      yield* forgetFill
+    })
+
     const turn = (text: string, turnPreset: Option.Option<PresetName>, temperature: number | undefined) =>
       Effect.gen(function*() {
+        yield* compressIfFull
         const renderer = new TurnRenderer({
           noReasoning: options.noReasoning,
           promptProgress: options.promptProgress,
@@ -119,6 +143,7 @@ export const repl = (editor: Interface, options: ReplOptions) =>
         yield* interruptibly(renderTurn(events, renderer, changed))
         const usage: Usage | undefined = renderer.lastUsage
         if (usage?.contextSize !== undefined) contextSize = usage.contextSize
+        fill = usage === undefined ? undefined : contextFill(usage)
       })
 
     /** A line for the model, which may start with a preset (alone, it switches to it). */
@@ -156,7 +181,6 @@ export const repl = (editor: Interface, options: ReplOptions) =>
         }
       })
 
-    const context = { shell: options.shell, preset, spinner: options.spinner, changed }
     while (true) {
       const line = yield* readLine
       if (Option.isNone(line)) break
@@ -164,7 +188,7 @@ export const repl = (editor: Interface, options: ReplOptions) =>
       if (text === "") continue
       // In the hybrid shell only easyai's own commands are taken: `/usr/bin/env` is a command for $SHELL.
       if (options.shell ? isSlashCommand(text) : text.startsWith("/")) {
-        const outcome = yield* interruptibly(runSlashCommand(text, context))
+        const outcome = yield* interruptibly(runSlashCommand(text, commandContext))
         if (Option.getOrUndefined(outcome) === "exit") break
         continue
       }

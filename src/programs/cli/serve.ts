@@ -17,6 +17,7 @@ import { basename, extname } from "node:path"
 import { isModelUri } from "../../layers/engine/resolveModel.js"
 import * as LocalChatModel from "../../layers/model/LocalChatModel.js"
 import * as ServerApp from "../server/ServerApp.js"
+import { progressOption } from "./downloadProgress.js"
 import { reportFailure } from "./failure.js"
 import { envSecret, fill, nonBlank, optionalField } from "./optionalField.js"
 import * as ToolFlags from "./toolFlags.js"
@@ -38,6 +39,7 @@ const serverLayer = (flag: Flags, mcpKey: Option.Option<Redacted.Redacted<string
     ...(flag.mcp.length === 0 ? {} : { mcp: { servers: flag.mcp.map((text) => parseMcpServer(text, mcpKey)) } }),
     model: LocalChatModel.layerFrom({
       modelPath: flag.model,
+      ...progressOption(),
       sequences: Math.max(1, Option.getOrElse(flag.parallel, () => 1)),
       ...optionalField("contextSize", flag.ctx),
       ...optionalField("threads", flag.threads)

@@ -42,7 +42,7 @@ const alias = Options.text("alias").pipe(
 const ctx = Options.integer("ctx").pipe(
   Options.withAlias("c"),
   Options.optional,
-  Options.withDescription("Context size in tokens (default: the model's, at most 4096).")
+  Options.withDescription("Context size in tokens (default: the model's training context, or as much of it as memory holds).")
 )
 const threads = Options.integer("threads").pipe(
   Options.withAlias("t"),

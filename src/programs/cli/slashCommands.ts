@@ -102,6 +102,19 @@ const mcpCommand = (words: ReadonlyArray<string>) =>
     }
   })
 
+/** `/compress`, which the REPL also runs by itself when the context is nearly full: the recap, shown. */
+export const compressConversation = (context: Pick<CommandContext, "spinner" | "changed">) =>
+  Effect.gen(function*() {
+    const session = yield* Session
+    yield* Effect.sync(() => context.spinner.show("compressing the conversation"))
+    const compressed = yield* session.compress.pipe(Effect.ensuring(Effect.sync(() => context.spinner.clear())))
+    if (compressed.replaced === 0) {
+      return yield* say((yield* session.history).length === 0 ? "(nothing to compress)" : "(the model wrote no recap; the conversation is kept)")
+    }
+    yield* context.changed
+    yield* say(`(${compressed.replaced} messages replaced by this recap)\n${compressed.recap}`)
+  })
+
 /** Runs one command line; `"exit"` when it asks to leave. */
 export const runSlashCommand = (line: string, context: CommandContext) =>
   Effect.gen(function*() {
@@ -123,17 +136,9 @@ export const runSlashCommand = (line: string, context: CommandContext) =>
         yield* context.changed
         yield* say("(conversation cleared)")
         break
-      case "/compress": {
-        yield* Effect.sync(() => context.spinner.show("compressing the conversation"))
-        const compressed = yield* session.compress.pipe(Effect.ensuring(Effect.sync(() => context.spinner.clear())))
-        if (compressed.replaced === 0) {
-          yield* say((yield* session.history).length === 0 ? "(nothing to compress)" : "(the model wrote no recap; the conversation is kept)")
-          break
-        }
-        yield* context.changed
-        yield* say(`(${compressed.replaced} messages replaced by this recap)\n${compressed.recap}`)
+      case "/compress":
+        yield* compressConversation(context)
         break
-      }
       case "/plan":
         yield* say(renderPlan(yield* Effect.flatMap(Plan, (plan) => plan.current), { color: process.stdout.isTTY === true }))
         break

@@ -55,6 +55,10 @@ export interface ChatContext {
   readonly injectPreamble: boolean
 }
 
+/** What gets a request that no longer fits the context through, for the client and the operator. */
+const overflowHint =
+  "send a shorter conversation (in easyai's chat: /compress), or start the server with a larger --ctx or with --no-tools"
+
 /** The failure of a model as the client sees it. */
 export const apiErrorOf = (error: ChatModelError): ApiError => {
   if (error._tag === "ContextOverflow") {
@@ -62,7 +66,7 @@ export const apiErrorOf = (error: ChatModelError): ApiError => {
       status: 400,
       type: "exceed_context_size_error",
       code: "context_length_exceeded",
-      detail: error.message,
+      detail: `${error.message}: ${overflowHint}`,
       extra: { n_prompt_tokens: error.promptTokens, n_ctx: error.contextSize }
     })
   }

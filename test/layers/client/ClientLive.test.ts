@@ -684,6 +684,23 @@ describe("TurnAssembler", () => {
     expect(Either.getOrThrow(events)).toEqual([new PromptProgress({ processed: 512, total: 2048 })])
   })
 
+  it("takes the context's size and fill from an easyai server's timings, and leaves the size unknown without them", () => {
+    const usageOf = (chunk: Parameters<TurnAssembler["push"]>[0]) => {
+      const assembler = new TurnAssembler()
+      assembler.push(chunk)
+      assembler.push({ choices: [{ delta: {}, finish_reason: "stop" }] })
+      return Either.getOrThrow(assembler.finish(false)).find((event) => event._tag === "Usage")
+    }
+    const usage = { prompt_tokens: 800, completion_tokens: 100 }
+    expect(usageOf({ choices: [], usage, timings: { n_ctx_used: 905, n_ctx: 1000 } })).toMatchObject({
+      contextUsed: 905,
+      contextSize: 1000
+    })
+    const plain = usageOf({ choices: [], usage })
+    expect(plain).toMatchObject({ contextUsed: 900 })
+    expect(plain?._tag === "Usage" && plain.contextSize).toBeUndefined()
+  })
+
   it("a turn cut by the token limit is length, its call with unfinished arguments dropped, a whole one kept", () => {
     const assembler = new TurnAssembler()
     assembler.push({ choices: [{ delta: { tool_calls: [{ index: 0, id: "a", function: { name: "first", arguments: "{\"x\":1}" } }] } }] })

@@ -13,6 +13,7 @@ import {
   Tool,
   UserMessage
 } from "easyai"
+import { readGgufFileInfo } from "node-llama-cpp"
 import { writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import * as path from "node:path"
@@ -187,6 +188,44 @@ for (const model of testModels) {
     })
   })
 }
+
+describe("the default context size", () => {
+  for (const model of testModels) {
+    it.live(`is the training context of ${model.name}`, () =>
+      Effect.gen(function*() {
+        const trained = (yield* Effect.tryPromise(() => readGgufFileInfo(model.path, { readTensorInfo: false })))
+          .architectureMetadata.context_length
+        expect(trained).toBeGreaterThan(0)
+        const loaded = yield* Effect.scoped(Effect.gen(function*() {
+          const engine = yield* Engine
+          return { info: engine.info.contextSize, native: engine.native.context.contextSize }
+        }).pipe(Effect.provide(EngineLive.layer({ modelPath: model.path, threads: 1, gpuLayers: 0 }))))
+        // These models are tiny: all of the training context fits in memory.
+        expect(loaded).toEqual({ info: trained, native: trained })
+      }), 60_000)
+  }
+
+  it.live("is not capped below a training context larger than 4096", () =>
+    Effect.gen(function*() {
+      const file = path.join(tmpdir(), `easyai-long-${process.pid}.gguf`)
+      writeFileSync(file, tinyGgufBytes(7, "llama", 16_384))
+      const size = yield* Effect.scoped(
+        Effect.map(Engine, (engine) => engine.info.contextSize).pipe(
+          Effect.provide(EngineLive.layer({ modelPath: file, threads: 1, gpuLayers: 0 }))
+        )
+      )
+      expect(size).toBe(16_384)
+    }), 60_000)
+
+  it.live("gives way to an explicit size", () =>
+    Effect.gen(function*() {
+      const tiny = testModels[0]!
+      const size = yield* Effect.scoped(
+        Effect.map(Engine, (engine) => engine.info.contextSize).pipe(Effect.provide(EngineLive.layer(engineConfig(tiny, { contextSize: 512 }))))
+      )
+      expect(size).toBe(512)
+    }), 60_000)
+})
 
 describe("Engine load errors", () => {
   const loadError = (config: Parameters<typeof EngineLive.layer>[0]) =>

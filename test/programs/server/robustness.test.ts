@@ -407,7 +407,9 @@ describe("model failures", () => {
           n_prompt_tokens: 5000,
           n_ctx: 4096
         })
-        expect(String(field(errorOf(reply), "message"))).toContain("5000")
+        expect(String(field(errorOf(reply), "message"))).toBe(
+          "the prompt needs 5000 tokens but the context holds 4096: send a shorter conversation (in easyai's chat: /compress), or start the server with a larger --ctx or with --no-tools"
+        )
       }
     }).pipe(Effect.provide(scripted([
       [ScriptedChatModel.fail(new ContextOverflow({ promptTokens: 5000, contextSize: 4096 }))],
