@@ -168,8 +168,11 @@ const vocabulary = (): { tokens: Array<string>; scores: Array<number>; types: Ar
 /** Shape of the tiny model. */
 const dims = { embd: 32, heads: 4, headsKv: 2, ff: 64, layers: 2, context: 4096 }
 
-/** Builds the GGUF bytes; another `architecture` makes a well-formed file llama.cpp cannot run. */
-export const tinyGgufBytes = (seed = 7, architecture = "llama"): Uint8Array => {
+/**
+ * Builds the GGUF bytes; another `architecture` makes a well-formed file
+ * llama.cpp cannot run, another `chatTemplate` a model that chats in it.
+ */
+export const tinyGgufBytes = (seed = 7, architecture = "llama", chatTemplate = tinyChatTemplate): Uint8Array => {
   const { scores, tokens, types } = vocabulary()
   const vocab = tokens.length
   const headDim = dims.embd / dims.heads
@@ -197,7 +200,7 @@ export const tinyGgufBytes = (seed = 7, architecture = "llama"): Uint8Array => {
     ["tokenizer.ggml.eos_token_id", { type: "u32", value: 2 }],
     ["tokenizer.ggml.add_bos_token", { type: "bool", value: true }],
     ["tokenizer.ggml.add_eos_token", { type: "bool", value: false }],
-    ["tokenizer.chat_template", { type: "string", value: tinyChatTemplate }]
+    ["tokenizer.chat_template", { type: "string", value: chatTemplate }]
   ]
 
   const tensors: Array<{ name: string; shape: ReadonlyArray<number>; norm: boolean }> = [
