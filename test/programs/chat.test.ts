@@ -9,11 +9,8 @@ import * as path from "node:path"
 import { ScriptedChatModel } from "easyai"
 import { engineConfig, testModels } from "../support/models.js"
 import { runCli } from "../support/process.js"
-import { baseUrl, scriptedServer } from "../support/server.js"
+import { baseUrl, scriptedServer, withoutClock } from "../support/server.js"
 import { tempDir } from "../support/tempDir.js"
-
-/** A user message's text without the clock note the chat stamps on the newest one. */
-const withoutClock = (text: string) => text.split("\n\nCurrent date and time: ")[0]
 
 /** The CLI in a fresh working directory (where it keeps its session file). */
 const easyai = (...args: ReadonlyArray<string>) => runCli({ cwd: tempDir() }, ...args)
@@ -36,7 +33,7 @@ describe("easyai -p (one answer)", () => {
       expect(stdout).toBe("Read it.\n")
       const requests = yield* (yield* ScriptedChatModel.ScriptedChatModel).requests
       const asked = requests[0]?.messages.at(-1)
-      expect(asked?._tag === "UserMessage" ? withoutClock(asked.content)?.trim() : "").toBe("What is on stdin?")
+      expect(asked?._tag === "UserMessage" ? withoutClock(asked.content).trim() : "").toBe("What is on stdin?")
     }).pipe(Effect.provide(scriptedServer([ScriptedChatModel.reply("Read it.")]))), { timeout: 60_000 })
 
   it.live("against easyai serve, the model reads one preamble and one time: the chat's, on the newest user message", () =>

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { ScriptedChatModel, type ServerLive } from "easyai"
-import { chat, field, json, scriptedRequests, scriptedServer, send, sseFrames, streamedContent } from "../../support/server.js"
+import { chat, field, json, scriptedRequests, scriptedServer, send, sseFrames, streamedContent, withoutClock } from "../../support/server.js"
 import { echo } from "../../support/tools.js"
 
 const user = (content: string) => ({ role: "user", content })
@@ -12,9 +12,6 @@ const scripted = (turns: ReadonlyArray<ScriptedChatModel.Turn>, options: Partial
   scriptedServer(turns, { session: { withDefaultTools: false, tools: [echo] }, ...options })
 
 const requests = scriptedRequests
-
-/** A user message's text without the clock note the server stamps on the newest one. */
-const withoutClock = (text: string) => text.split("\n\nCurrent date and time: ")[0]
 
 const systemSeen = Effect.map(requests, (all) => {
   const first = all[0]?.messages[0]
