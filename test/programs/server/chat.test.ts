@@ -82,6 +82,20 @@ describe("POST /v1/chat/completions", () => {
         expect(system?.indexOf("- echo — ")).toBeLessThan(system?.indexOf("# AUTHORITATIVE DATE/TIME") ?? -1)
       }).pipe(Effect.provide(scripted([ScriptedChatModel.reply("ok")]))))
 
+    it.live("keeps the system prompt of a conversation byte-identical from one request to the next; the time goes on the newest user message", () =>
+      Effect.gen(function*() {
+        yield* chat({ messages: [user("first")] })
+        yield* chat({ messages: [user("first"), { role: "assistant", content: "one" }, user("second")] })
+        const [one, two] = yield* requests
+        expect(two?.messages[0]?.content).toBe(one?.messages[0]?.content)
+        expect(one?.messages[0]?.content).not.toMatch(/Current date and time: \d/)
+        expect(two?.messages.slice(1).map((message) => message.content)).toEqual([
+          "first",
+          "one",
+          expect.stringMatching(/^second\n\nCurrent date and time: .+ \(AUTHORITATIVE\)$/)
+        ])
+      }).pipe(Effect.provide(scripted([ScriptedChatModel.reply("one"), ScriptedChatModel.reply("two")]))))
+
     it.live("X-Easyai-Inject: off leaves the client's system message exactly as sent", () =>
       Effect.gen(function*() {
         yield* chat({ messages: [{ role: "system", content: "Be brief." }, user("hi")] }, { "x-easyai-inject": "off" })
