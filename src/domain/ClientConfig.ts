@@ -74,6 +74,15 @@ export interface ClientConfig {
   readonly sampling?: SamplingOverrides
   /** Penalties sent with every request. */
   readonly penalties?: PenaltyOverrides
+  /**
+   * Whether an easyai server may add its AUTHORITATIVE preamble and clock
+   * note to the conversation. Default false: the client sends
+   * `X-Easyai-Inject: off`, because the side that composes the conversation
+   * (a `Session`, which stamps every turn itself) is the one that stamps it,
+   * and a second stamp would contradict the first. Set it for a conversation
+   * composed without a `Session` that should get the server's.
+   */
+  readonly serverPreamble?: boolean
 }
 
 /** The default inactivity timeout: 24 hours, for multi-hour agentic sessions. */

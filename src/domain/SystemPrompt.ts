@@ -5,8 +5,13 @@
  *
  *   base → tool addenda → operator appends → dynamic preamble → tools catalogue
  *
- * The volatile parts come last so a change (a new timestamp, a memory write)
- * invalidates only the tail of a cached prompt. Everything here is pure.
+ * The system prompt holds nothing that changes from one request to the next:
+ * the current time is a one-line clock note on the newest user message
+ * ({@link withClockNote}), so the system prompt, the tool schemas a chat
+ * template renders with it and every earlier turn stay byte-identical across
+ * a conversation and a local model reuses their KV cache. Of what remains,
+ * the part that can change (the memory vocabulary, after a memory write)
+ * comes last. Everything here is pure.
  *
  * @module
  */
@@ -18,6 +23,7 @@ import {
   toolDescriptionCap,
   toolNameCap
 } from "./Sanitize.js"
+import { type ChatMessage, UserMessage } from "./Message.js"
 import type { ToolSpec } from "./ToolCall.js"
 
 /** The default knowledge cutoff announced to the model. */
@@ -30,7 +36,7 @@ export const memoryVocabularyCap = 40
 export const builtinSystemPrompt = `You are Deep, an expert systems engineer and a careful, direct assistant.
 
 Work in a loop: TIME -> THINK -> PLAN -> EXECUTE -> VERIFY.
-- TIME: when the answer depends on "now", "today" or recent events, establish the current date first (the AUTHORITATIVE DATE/TIME block when present, else the datetime tool).
+- TIME: when the answer depends on "now", "today" or recent events, establish the current date first (the clock note at the end of the newest user message when present, else the datetime tool).
 - THINK: work out what is really being asked and what you need to know to answer it.
 - PLAN: for multi-step work, pick one viable approach and carry it through; do not stop at a list of options or a draft.
 - EXECUTE: act with your tools instead of guessing; when you say you will use a tool, call it in the same turn.
@@ -52,7 +58,7 @@ export interface MemoryVocabulary {
 
 /** Which blocks of the dynamic preamble to render. */
 export interface PreambleOptions {
-  /** Render the DATE/TIME and KNOWLEDGE CUTOFF blocks. Default true. */
+  /** Render the DATE/TIME and KNOWLEDGE CUTOFF blocks and note the clock on the newest user message. Default true. */
   readonly injectDateTime: boolean
   /** The cutoff announced, `YYYY-MM`. Default `2024-10`. */
   readonly knowledgeCutoff: string
@@ -97,12 +103,33 @@ export const formatTimestamp = (epochMillis: number, timeZone?: string): string 
     `${part(fields, "hour")}:${part(fields, "minute")}:${part(fields, "second")} ${offset} (${abbreviation})`
 }
 
-/** The AUTHORITATIVE DATE/TIME block. */
-export const dateTimeBlock = (timestamp: string): string =>
-  `# AUTHORITATIVE DATE/TIME (do not ignore, do not second-guess)
-Current date and time: ${timestamp}.
-Trust this over any training-data intuition about "today".
-Compute ages, durations, deadlines and "how long ago" from this date.`
+/**
+ * The AUTHORITATIVE DATE/TIME block: where the current time is and how to
+ * use it. It names no time itself, so it never changes.
+ */
+export const dateTimeBlock = `# AUTHORITATIVE DATE/TIME (do not ignore, do not second-guess)
+The newest user message ends with a line "Current date and time: …": that is now.
+Trust it over any training-data intuition about "today".
+Compute ages, durations, deadlines and "how long ago" from it.`
+
+/** The clock note of one turn, e.g. `Current date and time: 2026-04-26 23:14:08 -0300 (GMT-3) (AUTHORITATIVE)`. */
+export const clockNote = (timestamp: string): string => `Current date and time: ${timestamp} (AUTHORITATIVE)`
+
+/**
+ * The conversation as the model sees it on this turn: `note` appended, after
+ * a blank line, to the newest user message, the other messages untouched.
+ * Only the newest user message carries the clock, so everything before it
+ * renders the same on every turn; the caller keeps its own history without
+ * the note, so the note never reaches a stored turn.
+ */
+export const withClockNote = (messages: ReadonlyArray<ChatMessage>, note: string): ReadonlyArray<ChatMessage> => {
+  let index = messages.length - 1
+  while (index >= 0 && messages[index]?._tag !== "UserMessage") index--
+  const newest = messages[index]
+  if (newest === undefined || newest._tag !== "UserMessage" || note === "") return messages
+  const stamped = new UserMessage({ content: newest.content === "" ? note : `${newest.content}\n\n${note}` })
+  return [...messages.slice(0, index), stamped, ...messages.slice(index + 1)]
+}
 
 /** The KNOWLEDGE CUTOFF block. */
 export const knowledgeCutoffBlock = (cutoff: string): string =>
@@ -149,15 +176,12 @@ ${top.join(" ")}`
 /**
  * The dynamic preamble, in its fixed order: DATE/TIME, KNOWLEDGE CUTOFF,
  * KNOWLEDGE LOOP, CITE SOURCES, and MEMORY VOCABULARY last (the only block a
- * memory write changes).
+ * memory write changes). It holds no timestamp: the time of a turn is its
+ * {@link clockNote}.
  */
-export const dynamicPreamble = (
-  options: PreambleOptions,
-  epochMillis: number,
-  vocabulary: MemoryVocabulary | undefined
-): string =>
+export const dynamicPreamble = (options: PreambleOptions, vocabulary: MemoryVocabulary | undefined): string =>
   joinBlocks([
-    options.injectDateTime ? dateTimeBlock(formatTimestamp(epochMillis, options.timeZone)) : "",
+    options.injectDateTime ? dateTimeBlock : "",
     options.injectDateTime ? knowledgeCutoffBlock(options.knowledgeCutoff) : "",
     options.knowledgeLoop ? knowledgeLoopBlock : "",
     options.citeSources ? citeSourcesBlock : "",

@@ -1,10 +1,11 @@
 /**
- * The `Preamble` service: renders the dynamic preamble (fresh on every call)
- * and composes whole system prompts.
+ * The `Preamble` service: composes whole system prompts (stable across the
+ * turns of a conversation) and stamps each turn with the current time.
  *
  * @module
  */
 import { Context, type Effect } from "effect"
+import type { ChatMessage } from "../domain/Message.js"
 import type { PreambleOptions, SystemPromptLayers } from "../domain/SystemPrompt.js"
 
 /** What a caller gives to compose a system prompt. */
@@ -17,10 +18,19 @@ export interface ComposeInput extends Omit<SystemPromptLayers, "preamble"> {
 export interface Service {
   /** The options used when a call overrides none. */
   readonly defaults: PreambleOptions
-  /** The dynamic preamble, with the current time and memory vocabulary. */
+  /** The dynamic preamble with the memory vocabulary; it names no time, so it changes only when memory does. */
   readonly build: (options?: Partial<PreambleOptions>) => Effect.Effect<string>
   /** A whole system prompt, in the fixed five-layer order. */
   readonly compose: (input: ComposeInput) => Effect.Effect<string>
+  /**
+   * The conversation as the model sees it on this turn: the newest user
+   * message ends with the current time (unless `injectDateTime` is off).
+   * Call it once per turn, on what is sent, never on the history kept.
+   */
+  readonly stamp: (
+    messages: ReadonlyArray<ChatMessage>,
+    options?: Partial<PreambleOptions>
+  ) => Effect.Effect<ReadonlyArray<ChatMessage>>
 }
 
 /** Composes system prompts. */

@@ -1,13 +1,20 @@
 import { describe, expect, it } from "@effect/vitest"
 import {
   builtinSystemPrompt,
+  AssistantMessage,
+  clockNote,
   composeSystemPrompt,
   dynamicPreamble,
   formatTimestamp,
   memoryVocabularyBlock,
   type PreambleOptions,
+  SystemMessage,
+  ToolCall,
+  ToolMessage,
   toolsBlock,
-  ToolSpec
+  ToolSpec,
+  UserMessage,
+  withClockNote
 } from "easyai"
 
 const at = Date.UTC(2026, 3, 27, 2, 14, 8) // 2026-04-27 02:14:08 UTC = 2026-04-26 23:14:08 in São Paulo
@@ -38,11 +45,40 @@ describe("formatTimestamp", () => {
   })
 })
 
+describe("clock note", () => {
+  const note = clockNote(formatTimestamp(at, "UTC"))
+
+  it("says the time on one line, marked authoritative", () => {
+    expect(note).toBe("Current date and time: 2026-04-27 02:14:08 +0000 (UTC) (AUTHORITATIVE)")
+  })
+
+  it("goes on the newest user message only, after a blank line, leaving every other message as it was", () => {
+    const call = new ToolCall({ id: "c1", name: "datetime", arguments: "{}" })
+    const messages = [
+      new SystemMessage({ content: "S" }),
+      new UserMessage({ content: "first" }),
+      new AssistantMessage({ content: "one" }),
+      new UserMessage({ content: "second" }),
+      new AssistantMessage({ content: "", toolCalls: [call] }),
+      new ToolMessage({ toolCallId: "c1", name: "datetime", content: "now" })
+    ]
+    const stamped = withClockNote(messages, note)
+    expect(stamped.map((message) => message.content)).toEqual(["S", "first", "one", `second\n\n${note}`, "", "now"])
+    expect(stamped.filter((message, index) => message !== messages[index])).toHaveLength(1)
+    expect(messages[3]?.content).toBe("second")
+  })
+
+  it("leaves a conversation without a user message alone", () => {
+    const messages = [new SystemMessage({ content: "S" })]
+    expect(withClockNote(messages, note)).toBe(messages)
+  })
+})
+
 describe("dynamic preamble", () => {
   const vocabulary = { entries: 12, keywords: [{ keyword: "easyai", count: 8 }, { keyword: "bitnet", count: 3 }] }
 
   it("renders every block in the fixed order, memory vocabulary last", () => {
-    const text = dynamicPreamble(options, at, vocabulary)
+    const text = dynamicPreamble(options, vocabulary)
     const order = [
       "# AUTHORITATIVE DATE/TIME",
       "# KNOWLEDGE CUTOFF",
@@ -52,13 +88,17 @@ describe("dynamic preamble", () => {
     ].map((heading) => text.indexOf(heading))
     expect(order.every((position) => position >= 0)).toBe(true)
     expect([...order].sort((a, b) => a - b)).toEqual(order)
-    expect(text).toContain("Current date and time: 2026-04-27 02:14:08 +0000 (UTC).")
+    expect(text).toContain("The newest user message ends with a line \"Current date and time: …\"")
     expect(text).toContain("Your training data ends around 2024-10.")
     expect(text.endsWith("easyai(8) bitnet(3)")).toBe(true)
   })
 
+  it("names no time, so it is the same at every instant", () => {
+    expect(dynamicPreamble(options, vocabulary)).not.toMatch(/\d{2}:\d{2}:\d{2}/)
+  })
+
   it("drops date/time and cutoff when date injection is off", () => {
-    const text = dynamicPreamble({ ...options, injectDateTime: false }, at, vocabulary)
+    const text = dynamicPreamble({ ...options, injectDateTime: false }, vocabulary)
     expect(text).not.toContain("AUTHORITATIVE DATE/TIME")
     expect(text).not.toContain("KNOWLEDGE CUTOFF")
     expect(text).toContain("# KNOWLEDGE LOOP")
@@ -67,17 +107,16 @@ describe("dynamic preamble", () => {
   it("renders each optional block only when asked", () => {
     const none = dynamicPreamble(
       { ...options, injectDateTime: false, knowledgeLoop: false, citeSources: false, memoryVocabulary: false },
-      at,
       vocabulary
     )
     expect(none).toBe("")
-    const cutoff = dynamicPreamble({ ...options, knowledgeCutoff: "2025-06" }, at, undefined)
+    const cutoff = dynamicPreamble({ ...options, knowledgeCutoff: "2025-06" }, undefined)
     expect(cutoff).toContain("ends around 2025-06")
   })
 
   it("omits the vocabulary block without a store or with an empty one", () => {
-    expect(dynamicPreamble(options, at, undefined)).not.toContain("MEMORY VOCABULARY")
-    expect(dynamicPreamble(options, at, { entries: 0, keywords: [] })).not.toContain("MEMORY VOCABULARY")
+    expect(dynamicPreamble(options, undefined)).not.toContain("MEMORY VOCABULARY")
+    expect(dynamicPreamble(options, { entries: 0, keywords: [] })).not.toContain("MEMORY VOCABULARY")
   })
 
   it("lists the top 40 keywords by count, ties by name", () => {

@@ -9,7 +9,7 @@ import * as path from "node:path"
 import { ScriptedChatModel } from "easyai"
 import { engineConfig, testModels } from "../support/models.js"
 import { runCli } from "../support/process.js"
-import { baseUrl, scriptedServer } from "../support/server.js"
+import { baseUrl, scriptedServer, withoutClock } from "../support/server.js"
 import { tempDir } from "../support/tempDir.js"
 
 /** The CLI in a fresh working directory (where it keeps its session file). */
@@ -33,8 +33,21 @@ describe("easyai -p (one answer)", () => {
       expect(stdout).toBe("Read it.\n")
       const requests = yield* (yield* ScriptedChatModel.ScriptedChatModel).requests
       const asked = requests[0]?.messages.at(-1)
-      expect(asked?._tag === "UserMessage" ? asked.content.trim() : "").toBe("What is on stdin?")
+      expect(asked?._tag === "UserMessage" ? withoutClock(asked.content).trim() : "").toBe("What is on stdin?")
     }).pipe(Effect.provide(scriptedServer([ScriptedChatModel.reply("Read it.")]))), { timeout: 60_000 })
+
+  it.live("against easyai serve, the model reads one preamble and one time: the chat's, on the newest user message", () =>
+    Effect.gen(function*() {
+      const url = yield* baseUrl
+      const { exitCode } = yield* easyai("-p", "what day is it?", "--url", url, "--no-tools")
+      expect(exitCode).toBe(0)
+      const [request] = yield* (yield* ScriptedChatModel.ScriptedChatModel).requests
+      const [system, asked] = request?.messages ?? []
+      expect(system?._tag).toBe("SystemMessage")
+      expect(system?.content.split("# AUTHORITATIVE DATE/TIME")).toHaveLength(2)
+      expect(system?.content).not.toMatch(/Current date and time: \d/)
+      expect(asked?.content).toMatch(/^what day is it\?\n\nCurrent date and time: [^\n]+ \(AUTHORITATIVE\)$/)
+    }).pipe(Effect.provide(scriptedServer([ScriptedChatModel.reply("Monday.")]))), { timeout: 60_000 })
 
   it.live("refuses an empty prompt on stdin", () =>
     Effect.gen(function*() {
@@ -123,7 +136,8 @@ describe("the session file", () => {
       const second = yield* runCli({ cwd }, "--continue", "-p", "What is my name?", "--url", url, "--no-tools")
       expect(second.stdout).toBe("Your name is Ada.\n")
       const requests = yield* (yield* ScriptedChatModel.ScriptedChatModel).requests
-      const seen = requests[1]?.messages.map((message) => message._tag === "SystemMessage" ? "system" : `${message._tag}:${"content" in message ? message.content : ""}`)
+      const seen = requests[1]?.messages.map((message) => message._tag === "SystemMessage" ? "system" : `${message._tag}:${withoutClock(message.content)}`)
+      expect(requests[1]?.messages.at(-1)?.content).toContain("\n\nCurrent date and time: ")
       expect(seen?.slice(1)).toEqual([
         "UserMessage:My name is Ada.",
         "AssistantMessage:Nice to meet you.",

@@ -13,15 +13,15 @@ import { writeFileSync } from "node:fs"
 import type { ChatMessage } from "../../src/domain/Message.js"
 import { McpEndpoint, standalone } from "../support/mcp.js"
 import { onTerminal } from "../support/pty.js"
-import { baseUrl, requestsReach, scriptedRequests, scriptedServer } from "../support/server.js"
+import { baseUrl, requestsReach, scriptedRequests, scriptedServer, withoutClock } from "../support/server.js"
 import { tempDir } from "../support/tempDir.js"
 import { echo } from "../support/tools.js"
 
 const requests = scriptedRequests
 
-/** A message as `Tag:content`, the system prompt as `system`. */
+/** A message as `Tag:content` (without the newest user message's clock note), the system prompt as `system`. */
 const shown = (message: ChatMessage): string =>
-  message._tag === "SystemMessage" ? "system" : `${message._tag}:${message.content}`
+  message._tag === "SystemMessage" ? "system" : `${message._tag}:${withoutClock(message.content)}`
 
 /** The conversation saved in `cwd`, as {@link shown} lines. */
 const savedHistory = (cwd: string): ReadonlyArray<string> => {
@@ -79,6 +79,7 @@ describe("/compress in the REPL", () => {
         `AssistantMessage:${recap}`,
         "UserMessage:third question"
       ])
+      expect(next?.messages.at(-1)?.content).toMatch(/^third question\n\nCurrent date and time: /)
       yield* terminal.type("/exit\r")
       expect(yield* terminal.exited).toBe(0)
       expect(savedHistory(cwd)).toEqual([

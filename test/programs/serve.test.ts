@@ -113,7 +113,7 @@ describe("easyai serve (a real process)", () => {
     Effect.gen(function*() {
       // A training context above the old cap of 4096, small enough for any machine's memory.
       const long = path.join(tempDir(), "long-context.gguf")
-      writeFileSync(long, tinyGgufBytes(7, "llama", 16_384))
+      writeFileSync(long, tinyGgufBytes(7, "llama", { context: 16_384 }))
       const { banner, process, url } = yield* startServe("--model", long, "--port", "0", "--threads", "1", "--no-tools")
       expect(banner[1]).toBe("  model    long-context (local, ctx 16384)")
       expect(JSON.parse((yield* get(`${url}/props`)).body).n_ctx).toBe(16_384)

@@ -170,9 +170,15 @@ const dims = { embd: 32, heads: 4, headsKv: 2, ff: 64, layers: 2, context: 4096 
 
 /**
  * Builds the GGUF bytes; another `architecture` makes a well-formed file
- * llama.cpp cannot run; `context` is the training context it declares.
+ * llama.cpp cannot run; `options.context` is the training context it declares, and
+ * `options.chatTemplate` the template it chats in.
  */
-export const tinyGgufBytes = (seed = 7, architecture = "llama", context = dims.context): Uint8Array => {
+export const tinyGgufBytes = (
+  seed = 7,
+  architecture = "llama",
+  options: { readonly context?: number; readonly chatTemplate?: string } = {}
+): Uint8Array => {
+  const { context = dims.context, chatTemplate = tinyChatTemplate } = options
   const { scores, tokens, types } = vocabulary()
   const vocab = tokens.length
   const headDim = dims.embd / dims.heads
@@ -200,7 +206,7 @@ export const tinyGgufBytes = (seed = 7, architecture = "llama", context = dims.c
     ["tokenizer.ggml.eos_token_id", { type: "u32", value: 2 }],
     ["tokenizer.ggml.add_bos_token", { type: "bool", value: true }],
     ["tokenizer.ggml.add_eos_token", { type: "bool", value: false }],
-    ["tokenizer.chat_template", { type: "string", value: tinyChatTemplate }]
+    ["tokenizer.chat_template", { type: "string", value: chatTemplate }]
   ]
 
   const tensors: Array<{ name: string; shape: ReadonlyArray<number>; norm: boolean }> = [

@@ -12,7 +12,7 @@
  * @module
  */
 import { HttpClientRequest, type HttpClientResponse } from "@effect/platform"
-import { type ConfigError, Effect, Either, Layer, Schema, type Scope, Stream } from "effect"
+import { type ConfigError, Effect, Either, identity, Layer, Schema, type Scope, Stream } from "effect"
 import {
   type ClientConfig,
   clientConfig,
@@ -149,6 +149,8 @@ export const make = (config: ClientConfig): Effect.Effect<Service, Configuration
       Stream.unwrapScoped(Effect.gen(function*() {
         const http = yield* HttpClientRequest.post(urls.chat).pipe(
           HttpClientRequest.setHeader("accept", "text/event-stream, application/json"),
+          // One side stamps the time: the one that composed the conversation (see ClientConfig.serverPreamble).
+          config.serverPreamble === true ? identity : HttpClientRequest.setHeader("x-easyai-inject", "off"),
           HttpClientRequest.bodyJson(requestBody(request, config)),
           Effect.mapError((error) =>
             new ModelError({ reason: "Unavailable", detail: "the request body cannot be encoded as JSON", cause: error })

@@ -23,7 +23,7 @@ import type { ChatRequest } from "../../services/ChatModel.js"
 import { Engine, type Service } from "../../services/Engine.js"
 import { callSchema, forcedTools } from "./forcedCall.js"
 import { generate, type Mode, tokenBudget } from "./generate.js"
-import { toChatHistory, toFunctions } from "./history.js"
+import { renderPrompt, toChatHistory, toFunctions } from "./history.js"
 import { load } from "./load.js"
 import * as SequencePool from "./sequencePool.js"
 
@@ -59,12 +59,7 @@ const make = (config: EngineConfig) =>
     const overflow = config.overflow ?? "fail"
 
     const promptTokens = (history: ReturnType<typeof toChatHistory>, functions: ChatModelFunctions | undefined) =>
-      wrapper === undefined
-        ? []
-        : wrapper.generateContextState({
-          chatHistory: history,
-          ...(functions === undefined ? {} : { availableFunctions: functions, documentFunctionParams: true })
-        }).contextText.tokenize(model.tokenizer)
+      wrapper === undefined ? [] : renderPrompt(wrapper, history, functions).tokenize(model.tokenizer)
 
     /** The grammar of one call to one of `tools`, its strings bounded to fit `budget` tokens. */
     const forcedGrammar = (tools: ReadonlyArray<ToolSpec>, budget: number) =>

@@ -9,7 +9,14 @@
  *
  * @module
  */
-import type { ChatHistoryItem, ChatModelFunctionCall, ChatModelFunctions, ChatModelResponse } from "node-llama-cpp"
+import type {
+  ChatHistoryItem,
+  ChatModelFunctionCall,
+  ChatModelFunctions,
+  ChatModelResponse,
+  ChatWrapper,
+  LlamaText
+} from "node-llama-cpp"
 import type { ChatMessage } from "../../domain/Message.js"
 import type { ToolSpec } from "../../domain/ToolCall.js"
 import { toGbnfSchema } from "./gbnfSchema.js"
@@ -79,3 +86,18 @@ export const toFunctions = (tools: ReadonlyArray<ToolSpec>): ChatModelFunctions 
   Object.fromEntries(
     tools.map((tool) => [tool.name, { description: tool.shortDescription, params: toGbnfSchema(tool.parameters) }])
   )
+
+/**
+ * The prompt a chat wrapper renders for `history` with `functions` offered,
+ * exactly as a generation evaluates it: what the KV cache holds, and what
+ * a later turn must start with to reuse it.
+ */
+export const renderPrompt = (
+  wrapper: ChatWrapper,
+  history: ReadonlyArray<ChatHistoryItem>,
+  functions: ChatModelFunctions | undefined
+): LlamaText =>
+  wrapper.generateContextState({
+    chatHistory: [...history],
+    ...(functions === undefined ? {} : { availableFunctions: functions, documentFunctionParams: true })
+  }).contextText

@@ -5,10 +5,13 @@
  */
 import { Clock, Effect, Layer, Option } from "effect"
 import {
+  clockNote,
   composeSystemPrompt,
   defaultKnowledgeCutoff,
   dynamicPreamble,
-  type PreambleOptions
+  formatTimestamp,
+  type PreambleOptions,
+  withClockNote
 } from "../../domain/SystemPrompt.js"
 import { MemoryStore } from "../../services/MemoryStore.js"
 import { Preamble, type Service } from "../../services/Preamble.js"
@@ -25,17 +28,22 @@ const make = (memory: Option.Option<MemoryStore["Type"]>, options: Partial<Pream
   const build = (overrides: Partial<PreambleOptions> = {}) =>
     Effect.gen(function*() {
       const resolved = { ...defaults, ...overrides }
-      const now = yield* Clock.currentTimeMillis
       const vocabulary = Option.isSome(memory) && resolved.memoryVocabulary
         ? yield* memory.value.vocabulary
         : undefined
-      return dynamicPreamble(resolved, now, vocabulary)
+      return dynamicPreamble(resolved, vocabulary)
     })
   return {
     defaults,
     build,
     compose: ({ preamble, ...layers }) =>
-      Effect.map(build(preamble), (rendered) => composeSystemPrompt({ ...layers, preamble: rendered }))
+      Effect.map(build(preamble), (rendered) => composeSystemPrompt({ ...layers, preamble: rendered })),
+    stamp: (messages, overrides = {}) => {
+      const resolved = { ...defaults, ...overrides }
+      return resolved.injectDateTime
+        ? Effect.map(Clock.currentTimeMillis, (now) => withClockNote(messages, clockNote(formatTimestamp(now, resolved.timeZone))))
+        : Effect.succeed(messages)
+    }
   }
 }
 

@@ -11,7 +11,10 @@
  * | `reset` | cleared | the system prompt stays |
  *
  * The installed system prompt changes only through these calls, never per
- * turn: a stable prompt is what lets a local model reuse its KV cache.
+ * turn: a stable prompt is what lets a local model reuse its KV cache. The
+ * current time reaches the model as a clock note on the turn's own user
+ * message, taken fresh on every turn and never written into the history, so
+ * earlier turns render the same on every later one.
  *
  * History grows by whole hops as the turn runs, so an interrupted turn keeps
  * its completed tool work; a turn that ends in failure or interruption
@@ -124,8 +127,9 @@ const make = (config: Config): Effect.Effect<Service, ToolRegistrationError, Age
           )
         )
         const maxToolHops = config.maxToolHops
+        const messages = yield* preamble.stamp([system, ...before, user], config.preamble)
         return agent.run({
-          messages: [system, ...before, user],
+          messages,
           sampling: samplingFor(options),
           ...(options.maxTokens === undefined ? {} : { maxTokens: options.maxTokens }),
           ...(options.toolChoice === undefined ? {} : { toolChoice: options.toolChoice }),

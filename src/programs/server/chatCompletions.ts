@@ -9,7 +9,10 @@
  * | sampling fields | applies them to this request; else the current preset |
  *
  * The AUTHORITATIVE preamble is appended to the system prompt that reaches
- * the model unless `X-Easyai-Inject: off` says otherwise.
+ * the model, and the current time to the newest user message, unless
+ * `X-Easyai-Inject: off` says otherwise. The system prompt carries no time,
+ * so it is byte-identical across the requests of a conversation and the
+ * engine reuses the KV cache of every earlier turn.
  *
  * Streams start only once the first event is ready, so a failure before
  * any output (an oversized prompt, a model that cannot start) is a proper
@@ -20,7 +23,7 @@
 import { HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Clock, Effect, Either, Option, Ref, type Scope, Stream } from "effect"
 import type { ChatModelError } from "../../domain/errors.js"
-import { SystemMessage } from "../../domain/Message.js"
+import { type ChatMessage, SystemMessage } from "../../domain/Message.js"
 import { type PresetName, resolveSampling, type SamplingParams } from "../../domain/Sampling.js"
 import { joinBlocks, type PreambleOptions } from "../../domain/SystemPrompt.js"
 import type { Agent } from "../../services/Agent.js"
@@ -86,8 +89,14 @@ const reported = (error: ChatModelError): Effect.Effect<ApiError> =>
     ? Effect.succeed(apiErrorOf(error))
     : Effect.as(Effect.logWarning(`generation failed: ${error.message}`), apiErrorOf(error))
 
+/** Whether a request gets the preamble and the clock note, and with which overrides. */
+interface Injection {
+  readonly on: boolean
+  readonly overrides: Partial<PreambleOptions>
+}
+
 /** The preamble overrides for a request: `X-Easyai-Inject` first, then the server's setting. */
-const injection = (header: string | undefined, serverDefault: boolean) => {
+const injection = (header: string | undefined, serverDefault: boolean): Either.Either<Injection, ApiError> => {
   const value = header?.trim().toLowerCase()
   if (value !== undefined && value !== "on" && value !== "off") {
     return Either.left(badRequest(`X-Easyai-Inject must be "on" or "off" (got ${JSON.stringify(header)})`, "X-Easyai-Inject"))
@@ -109,11 +118,10 @@ const noPreamble: Partial<PreambleOptions> = {
 
 /**
  * The system prompt that reaches the model: the client's, or the server's
- * composed for this request's tools; then the preamble, appended at the
- * end so that its per-request timestamp invalidates as little of a cached
- * prompt as possible.
+ * composed for this request's tools; then the preamble, which names no
+ * time (the clock goes on the newest user message, see {@link turnEvents}).
  */
-const systemPrompt = (context: ChatContext, call: ChatCall, inject: { readonly on: boolean; readonly overrides: Partial<PreambleOptions> }) =>
+const systemPrompt = (context: ChatContext, call: ChatCall, inject: Injection) =>
   Effect.gen(function*() {
     if (call.system !== undefined && !inject.on) return call.system
     const base = call.system ?? (yield* context.preamble.compose({
@@ -126,14 +134,19 @@ const systemPrompt = (context: ChatContext, call: ChatCall, inject: { readonly o
     return joinBlocks([base, yield* context.preamble.build(inject.overrides)])
   })
 
+/** The conversation the model sees: the system prompt, then the client's messages, the newest user one stamped with the time when injecting. */
+const conversation = (context: ChatContext, call: ChatCall, system: string, inject: Injection) => {
+  const messages = [new SystemMessage({ content: system }), ...call.messages]
+  return inject.on ? context.preamble.stamp(messages, inject.overrides) : Effect.succeed(messages)
+}
+
 /** The events of the turn: one model pass with the client's tools, else the agent loop with the server's. */
 const turnEvents = (
   context: ChatContext,
   call: ChatCall,
-  system: string,
+  messages: ReadonlyArray<ChatMessage>,
   sampling: SamplingParams
 ): Stream.Stream<TurnEvent, ChatModelError> => {
-  const messages = [new SystemMessage({ content: system }), ...call.messages]
   const shared = {
     messages,
     ...(call.toolChoice === undefined ? {} : { toolChoice: call.toolChoice }),
@@ -204,9 +217,9 @@ const serve = (context: ChatContext): Effect.Effect<HttpServerResponse.HttpServe
     }
     const inject = yield* injection(request.headers["x-easyai-inject"], context.injectPreamble)
     const sampling = resolveSampling(call.preset ?? (yield* Ref.get(context.preset)), call.sampling)
-    const system = yield* systemPrompt(context, call, inject)
+    const messages = yield* conversation(context, call, yield* systemPrompt(context, call, inject), inject)
     yield* context.admission.enter
-    const events = turnEvents(context, call, system, sampling)
+    const events = turnEvents(context, call, messages, sampling)
     return call.stream ? yield* streamed(context, call, events) : yield* whole(context, events)
   })
 

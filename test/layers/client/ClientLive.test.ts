@@ -339,6 +339,14 @@ describe("Client endpoints and authentication", () => {
       expect(peer.requests[0]?.headers.authorization).toBe("Bearer s3cret")
     }))
 
+  it.scopedLive("asks an easyai server not to stamp a conversation of its own (X-Easyai-Inject: off), unless told it may", () =>
+    Effect.gen(function*() {
+      const peer = yield* openaiPeer({ turns: [Scripted.reply("one"), Scripted.reply("two")] })
+      yield* collect((yield* client({ baseUrl: peer.url })).chat(ask("x")))
+      yield* collect((yield* client({ baseUrl: peer.url, serverPreamble: true })).chat(ask("y")))
+      expect(peer.requests.map((r) => r.headers["x-easyai-inject"])).toEqual(["off", undefined])
+    }))
+
   it.scopedLive("401: the key was refused, and it is not retried", () =>
     Effect.gen(function*() {
       const peer = yield* openaiPeer({ apiKey: "right", turns: [Scripted.reply("ok")] })

@@ -208,7 +208,7 @@ describe("the default context size", () => {
   it.live("is not capped below a training context larger than 4096", () =>
     Effect.gen(function*() {
       const file = path.join(tmpdir(), `easyai-long-${process.pid}.gguf`)
-      writeFileSync(file, tinyGgufBytes(7, "llama", 16_384))
+      writeFileSync(file, tinyGgufBytes(7, "llama", { context: 16_384 }))
       const size = yield* Effect.scoped(
         Effect.map(Engine, (engine) => engine.info.contextSize).pipe(
           Effect.provide(EngineLive.layer({ modelPath: file, threads: 1, gpuLayers: 0 }))

@@ -1,21 +1,33 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Layer, TestClock } from "effect"
-import { Preamble, PreambleLive } from "easyai"
+import { Preamble, PreambleLive, SystemMessage, UserMessage } from "easyai"
 import { memoryWithVocabulary } from "../../support/memory.js"
 
 const noon = Date.UTC(2026, 10, 21, 12, 0, 0)
 
 describe("PreambleLive", () => {
-  it.effect("stamps the current time on every build", () =>
+  it.effect("stamps the current time on the newest user message of every turn, never in the preamble", () =>
     Effect.gen(function*() {
       const preamble = yield* Preamble
       yield* TestClock.setTime(noon)
-      const first = yield* preamble.build()
+      const before = yield* preamble.build()
+      const conversation = [new SystemMessage({ content: before }), new UserMessage({ content: "hi" })]
+      const first = yield* preamble.stamp(conversation)
       yield* TestClock.adjust("90 seconds")
-      const second = yield* preamble.build()
-      expect(first).toContain("Current date and time: 2026-11-21 12:00:00 +0000 (UTC).")
-      expect(second).toContain("Current date and time: 2026-11-21 12:01:30 +0000 (UTC).")
+      const second = yield* preamble.stamp(conversation)
+      expect(first.at(-1)?.content).toBe("hi\n\nCurrent date and time: 2026-11-21 12:00:00 +0000 (UTC) (AUTHORITATIVE)")
+      expect(second.at(-1)?.content).toBe("hi\n\nCurrent date and time: 2026-11-21 12:01:30 +0000 (UTC) (AUTHORITATIVE)")
+      expect(yield* preamble.build()).toBe(before)
+      expect(conversation[1]?.content).toBe("hi")
     }).pipe(Effect.provide(PreambleLive.layer({ timeZone: "UTC" }))))
+
+  it.effect("stamps nothing when date injection is off", () =>
+    Effect.gen(function*() {
+      const preamble = yield* Preamble
+      const conversation = [new UserMessage({ content: "hi" })]
+      expect(yield* preamble.stamp(conversation)).toBe(conversation)
+      expect(yield* preamble.build()).not.toContain("DATE/TIME")
+    }).pipe(Effect.provide(PreambleLive.layer({ injectDateTime: false }))))
 
   it.effect("has no memory blocks without a store", () =>
     Effect.gen(function*() {

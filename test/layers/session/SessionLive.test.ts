@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Deferred, Effect, Fiber, Stream } from "effect"
+import { Deferred, Effect, Fiber, Stream, TestClock } from "effect"
 import {
   AssistantMessage,
   builtinSystemPrompt,
@@ -19,6 +19,9 @@ import { echo, named } from "../../support/tools.js"
 
 /** The default tools registered before a session's own, in split mode. */
 const builtins = ["datetime", "plan", "web_search", "web_fetch"]
+
+/** The clock note of a turn taken at the TestClock's start. */
+const epochNote = "Current date and time: 1970-01-01 00:00:00 +0000 (UTC) (AUTHORITATIVE)"
 
 const requests = Effect.flatMap(Scripted.ScriptedChatModel, (recorder) => recorder.requests)
 
@@ -150,6 +153,24 @@ describe("Session", () => {
   })
 
   describe("chat", () => {
+    it.effect("tells the current time on every turn, on that turn's user message only, and keeps the prompt before it unchanged", () =>
+      Effect.gen(function*() {
+        const session = yield* Session
+        yield* TestClock.setTime(Date.UTC(2026, 10, 23, 9, 0, 0))
+        yield* session.chat("first")
+        yield* TestClock.adjust("1 hour")
+        yield* session.chat("second")
+        const [turn1, turn2] = (yield* requests).map((request) => request.messages.map((message) => message.content))
+        expect(turn1).toEqual([yield* session.system, "first\n\nCurrent date and time: 2026-11-23 09:00:00 +0000 (UTC) (AUTHORITATIVE)"])
+        expect(turn2).toEqual([
+          yield* session.system,
+          "first",
+          "one",
+          "second\n\nCurrent date and time: 2026-11-23 10:00:00 +0000 (UTC) (AUTHORITATIVE)"
+        ])
+        expect((yield* session.history).map((message) => message.content)).toEqual(["first", "one", "second", "two"])
+      }).pipe(Effect.provide(scriptedSession([Scripted.reply("one"), Scripted.reply("two")]))))
+
     it.effect("keeps the conversation, system prompt first on the wire", () =>
       Effect.gen(function*() {
         const session = yield* Session
@@ -161,7 +182,7 @@ describe("Session", () => {
         yield* session.chat("again")
         const second = (yield* requests).at(-1)?.messages ?? []
         expect(second[0]).toBeInstanceOf(SystemMessage)
-        expect(second.slice(1)).toEqual([...history, new UserMessage({ content: "again" })])
+        expect(second.slice(1)).toEqual([...history, new UserMessage({ content: `again\n\n${epochNote}` })])
       }).pipe(Effect.provide(scriptedSession(
         [Scripted.toolCall("echo", { text: "6" }), Scripted.reply("rolled"), Scripted.reply("ok")],
         { tools: [echo] }
@@ -281,7 +302,7 @@ describe("Session", () => {
         expect((yield* requests)[3]?.messages.map((m) => m.content).slice(1)).toEqual([
           SessionLive.recapRequest,
           "Ada, likes graphs.",
-          "who am I?"
+          `who am I?\n\n${epochNote}`
         ])
       }).pipe(Effect.provide(scriptedSession([
         Scripted.reply("hello Ada"),

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { ScriptedChatModel, type ServerLive } from "easyai"
-import { chat, field, json, scriptedRequests, scriptedServer, send, sseFrames, streamedContent } from "../../support/server.js"
+import { chat, field, json, scriptedRequests, scriptedServer, send, sseFrames, streamedContent, withoutClock } from "../../support/server.js"
 import { echo } from "../../support/tools.js"
 
 const user = (content: string) => ({ role: "user", content })
@@ -68,6 +68,7 @@ describe("POST /v1/chat/completions", () => {
         expect(system?.startsWith("Be brief.\n\n# AUTHORITATIVE DATE/TIME")).toBe(true)
         expect(system).not.toContain("Old rule.")
         expect(system).not.toContain("You are Deep")
+        expect((yield* requests)[0]?.messages.at(-1)?.content).toMatch(/^hi\n\nCurrent date and time: .+ \(AUTHORITATIVE\)$/)
       }).pipe(Effect.provide(scripted([ScriptedChatModel.reply("ok")]))))
 
     it.live("composes the server's own when the client sends none: base, tools, then the preamble", () =>
@@ -77,14 +78,29 @@ describe("POST /v1/chat/completions", () => {
         expect(system?.startsWith("You are Deep")).toBe(true)
         expect(system).toContain("# AUTHORITATIVE DATE/TIME")
         expect(system).toContain("- echo — ")
-        // The preamble comes last: its per-request timestamp then invalidates the least of a cached prompt.
+        // The preamble comes last: its memory vocabulary, the one part a memory write changes, then invalidates the least.
         expect(system?.indexOf("- echo — ")).toBeLessThan(system?.indexOf("# AUTHORITATIVE DATE/TIME") ?? -1)
       }).pipe(Effect.provide(scripted([ScriptedChatModel.reply("ok")]))))
+
+    it.live("keeps the system prompt of a conversation byte-identical from one request to the next; the time goes on the newest user message", () =>
+      Effect.gen(function*() {
+        yield* chat({ messages: [user("first")] })
+        yield* chat({ messages: [user("first"), { role: "assistant", content: "one" }, user("second")] })
+        const [one, two] = yield* requests
+        expect(two?.messages[0]?.content).toBe(one?.messages[0]?.content)
+        expect(one?.messages[0]?.content).not.toMatch(/Current date and time: \d/)
+        expect(two?.messages.slice(1).map((message) => message.content)).toEqual([
+          "first",
+          "one",
+          expect.stringMatching(/^second\n\nCurrent date and time: .+ \(AUTHORITATIVE\)$/)
+        ])
+      }).pipe(Effect.provide(scripted([ScriptedChatModel.reply("one"), ScriptedChatModel.reply("two")]))))
 
     it.live("X-Easyai-Inject: off leaves the client's system message exactly as sent", () =>
       Effect.gen(function*() {
         yield* chat({ messages: [{ role: "system", content: "Be brief." }, user("hi")] }, { "x-easyai-inject": "off" })
         expect(yield* systemSeen).toBe("Be brief.")
+        expect((yield* requests)[0]?.messages.at(-1)?.content).toBe("hi")
       }).pipe(Effect.provide(scripted([ScriptedChatModel.reply("ok")]))))
 
     it.live("X-Easyai-Inject: on forces the preamble on a server started without it", () =>
@@ -216,7 +232,7 @@ describe("POST /v1/chat/completions", () => {
         yield* chat({ messages: [user("creative 0.9 write a poem")] })
         const [request] = yield* requests
         const last = request?.messages.at(-1)
-        expect(last?._tag === "UserMessage" ? last.content : "").toBe("write a poem")
+        expect(last?._tag === "UserMessage" ? withoutClock(last.content) : "").toBe("write a poem")
         expect(request?.sampling).toMatchObject({ temperature: 0.9, topP: 0.95, topK: 50, minP: 0 })
       }).pipe(Effect.provide(scripted([ScriptedChatModel.reply("ok")]))))
 
@@ -227,9 +243,9 @@ describe("POST /v1/chat/completions", () => {
         const bad = yield* chat({ messages: [user("x")], preset: "chaotic" })
         expect(bad.status).toBe(400)
         const [first, second] = yield* requests
-        expect(first?.messages.at(-1)).toMatchObject({ content: "2 reasons to rest" })
+        expect(withoutClock(first?.messages.at(-1)?.content ?? "")).toBe("2 reasons to rest")
         expect(first?.sampling).toMatchObject({ temperature: 1.4, topK: 0 })
-        expect(second?.messages.at(-1)).toMatchObject({ content: "count to 3" })
+        expect(withoutClock(second?.messages.at(-1)?.content ?? "")).toBe("count to 3")
         expect(second?.sampling).toMatchObject({ temperature: 0, topK: 1 })
       }).pipe(Effect.provide(scripted([ScriptedChatModel.reply("a"), ScriptedChatModel.reply("b")]))))
 
