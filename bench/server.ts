@@ -5,7 +5,7 @@
  * `POST /v1/chat/completions` on `ServerLive.layer`.
  *
  *   npx tsx bench/server.ts <model.gguf> [--threads=1] [--rounds=3] [--tokens=64]
- *                           [--health=2000] [--completions=300] [--fa=off|on|auto]
+ *                           [--health=2000] [--completions=300] [--fa=off|on|auto] [--parts=stream,load]
  *
  * Figures (medians over the rounds, after one warm-up; direct and server alternate who goes first):
  * - streaming: 1, 4 and 8 concurrent callers, each a greedy answer of at most
@@ -44,13 +44,15 @@ import { log, median, round2, sum } from "./stats.js"
 
 // ---------- options ----------
 const parsed = benchArgs(
-  "npx tsx bench/server.ts <model.gguf> [--threads=1] [--rounds=3] [--tokens=64] [--health=2000] [--completions=300] [--fa=off|on|auto]",
+  "npx tsx bench/server.ts <model.gguf> [--threads=1] [--rounds=3] [--tokens=64] [--health=2000] [--completions=300] [--fa=off|on|auto] [--parts=stream,load]",
   3
 )
 const { flashAttention, modelPath, option, rounds, threads } = parsed
 const maxTokens = Math.max(1, Number(option("tokens", "64")))
 const healthRequests = Math.max(1, Number(option("health", "2000")))
 const completionRequests = Math.max(1, Number(option("completions", "300")))
+/** The figures to measure (both by default), so one of them can be repeated alone. */
+const parts = new Set(option("parts", "stream,load").split(","))
 
 // ---------- constants ----------
 const SEQUENCES = 8
@@ -204,7 +206,7 @@ const program = Effect.gen(function*() {
   const streaming = new Map<number, { direct: Array<Burst>; server: Array<Burst> }>(
     CONCURRENCY.map((n) => [n, { direct: [], server: [] }])
   )
-  for (let r = -1; r < rounds; r++) {
+  for (let r = parts.has("stream") ? -1 : rounds; r < rounds; r++) {
     for (const n of CONCURRENCY) {
       // Alternate who goes first, so drift on a shared machine favours neither.
       const [direct, server] = r % 2 === 0
@@ -261,7 +263,7 @@ const program = Effect.gen(function*() {
       workers: CONNECTIONS
     })
   const directLoad = (total: number) => Effect.promise(() => loadTest(total, CONNECTIONS, directOne))
-  for (let r = -1; r < rounds; r++) {
+  for (let r = parts.has("load") ? -1 : rounds; r < rounds; r++) {
     const warm = r < 0
     const health = warm ? Math.min(200, healthRequests) : healthRequests
     const completions = warm ? Math.min(CONNECTIONS, completionRequests) : completionRequests
