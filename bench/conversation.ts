@@ -17,7 +17,8 @@
  * Per turn: the time to first token (the first content or reasoning delta,
  * else the end of the answer) and the share of the prompt that came from the
  * KV cache (`timings.cache_n` ÷ (`cache_n` + `prompt_n`), as the server
- * reports them). The summary gives the last turn's TTFT default ÷ baseline.
+ * reports them). The summary gives the TTFT default ÷ baseline of the last
+ * turn both answered (the last turn, unless the context filled up first).
  * `--threads` is passed to the server (1 by default, as the anchors), and
  * `--ctx` when given (the default tools' catalogue may not fit a small
  * model's default context); no other setting is, and no settings file is
@@ -195,14 +196,15 @@ const sendTurn = (url: string, messages: ReadonlyArray<Message>, inject: boolean
 /**
  * Runs the turns on a fresh server. With `replies`, each turn's history
  * carries those replies (the same messages as the run that produced them);
- * without, the replies the server gives.
+ * without, the replies the server gives. Stops after `count` turns, or at
+ * the first turn the server refuses.
  */
-const converse = (modelPath: string, tools: boolean, inject: boolean, replies?: ReadonlyArray<string>) =>
+const converse = (modelPath: string, tools: boolean, inject: boolean, count: number, replies?: ReadonlyArray<string>) =>
   Effect.scoped(Effect.gen(function*() {
     const { url } = yield* startServe(modelPath, tools)
     const history: Array<Message> = []
     const done: Array<Turn> = []
-    for (let turn = 0; turn < turns; turn++) {
+    for (let turn = 0; turn < count; turn++) {
       // Paced like a person: the next message comes at least `gap` after the reply.
       if (turn > 0) yield* Effect.sleep(gapMillis)
       history.push({ role: "user", content: userTurn(turn) })
@@ -236,6 +238,10 @@ const program = Effect.gen(function*() {
   const results: Array<{
     readonly model: string
     readonly tools: boolean
+    /** The last turn both conversations answered (1-based; 0 when none). */
+    readonly lastTurn: number
+    readonly lastTurnTtftDefaultMs: number
+    readonly lastTurnTtftOffMs: number
     readonly lastTurnTtftDefaultOverOff: number
     readonly minCachedShareFromTurn2: number
     readonly default: ReadonlyArray<ReturnType<typeof row>>
@@ -244,24 +250,30 @@ const program = Effect.gen(function*() {
   for (const model of models) {
     for (const tools of toolbelts) {
       log(`${model.name}, ${tools ? "default tools" : "--no-tools"}`)
-      const ours = yield* converse(model.path, tools, true)
-      const baseline = yield* converse(model.path, tools, false, ours.map((turn) => turn.reply))
-      const lastOurs = ours.at(-1)
-      const lastBase = baseline.at(-1)
+      const ours = yield* converse(model.path, tools, true, turns)
+      // The same messages, as far as the default conversation got: a refused turn has no reply to send on.
+      const answeredOurs = ours.filter((turn) => turn.error === undefined)
+      const baseline = answeredOurs.length === 0
+        ? []
+        : yield* converse(model.path, tools, false, answeredOurs.length, answeredOurs.map((turn) => turn.reply))
       // A ratio only between two answered turns: a refusal's time says nothing about the cache.
-      const answered = (turn: Turn | undefined): turn is Turn => turn !== undefined && turn.error === undefined
-      const lastOverBaseline = answered(lastOurs) && answered(lastBase) && lastOurs.turn === lastBase.turn
-        ? round2(lastOurs.ttftMs / lastBase.ttftMs)
-        : Number.NaN
-      const fromTurn2 = ours.slice(1).map((turn) => turn.cachedShare)
+      const answeredBase = baseline.filter((turn) => turn.error === undefined)
+      const common = Math.min(answeredOurs.length, answeredBase.length)
+      const lastOurs = answeredOurs[common - 1]
+      const lastBase = answeredBase[common - 1]
+      const lastOverBaseline = lastOurs !== undefined && lastBase !== undefined ? round2(lastOurs.ttftMs / lastBase.ttftMs) : Number.NaN
+      const fromTurn2 = answeredOurs.slice(1).map((turn) => turn.cachedShare)
       const minShare = fromTurn2.length === 0 ? Number.NaN : round2(Math.min(...fromTurn2))
       log(
-        `${model.name}, ${tools ? "default tools" : "--no-tools"}: last turn TTFT default ÷ inject off ${lastOverBaseline}; ` +
+        `${model.name}, ${tools ? "default tools" : "--no-tools"}: turn ${common} TTFT default ÷ inject off ${lastOverBaseline}; ` +
           `lowest cached share from turn 2 ${minShare}`
       )
       results.push({
         model: model.name,
         tools,
+        lastTurn: common,
+        lastTurnTtftDefaultMs: round2(lastOurs?.ttftMs ?? Number.NaN),
+        lastTurnTtftOffMs: round2(lastBase?.ttftMs ?? Number.NaN),
         lastTurnTtftDefaultOverOff: lastOverBaseline,
         minCachedShareFromTurn2: minShare,
         default: ours.map(row),
@@ -270,13 +282,13 @@ const program = Effect.gen(function*() {
     }
   }
   console.log("")
-  console.log("model | tools | turns | last TTFT default ms | last TTFT off ms | default÷off | min cached share from turn 2")
+  console.log("model | tools | last turn both answered | its TTFT default ms | its TTFT off ms | default÷off | min cached share from turn 2 | refused")
   for (const result of results) {
-    const ours = result.default
-    const base = result.injectOff
+    const refused = [...result.default, ...result.injectOff].find((turn) => turn.error !== undefined)
     console.log(
-      `${result.model} | ${result.tools ? "default" : "none"} | ${ours.length} | ${ours.at(-1)?.ttftMs} | ` +
-        `${base.at(-1)?.ttftMs} | ${result.lastTurnTtftDefaultOverOff} | ${result.minCachedShareFromTurn2}`
+      `${result.model} | ${result.tools ? "default" : "none"} | ${result.lastTurn} | ${result.lastTurnTtftDefaultMs} | ` +
+        `${result.lastTurnTtftOffMs} | ${result.lastTurnTtftDefaultOverOff} | ${result.minCachedShareFromTurn2} | ` +
+        `${refused === undefined ? "-" : `turn ${refused.turn}: ${refused.error?.slice(0, 90)}`}`
     )
   }
   console.log(JSON.stringify({
