@@ -137,6 +137,7 @@ const runJob = async (agent: Agent, job: Job): Promise<Answer> => {
 const serveParent = (send: (answer: Answer) => void) => {
   // One pool for the client's life, sized for the widest job: its connections stay open between jobs, as a real client's do.
   const agent = new Agent({ connections: Number(process.env["BENCH_CONNECTIONS"] ?? "64") })
+  // The IPC boundary: the parent sends only `Job`s (forkClient's `run`), so the message is read as one.
   process.on("message", (job: Job) => {
     runJob(agent, job).then(send, (error: unknown) =>
       send({ _tag: "error", message: error instanceof Error ? error.message : String(error) })
@@ -164,6 +165,7 @@ export const forkClient = (connections: number): Client => {
   })
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()))
   let pending: ((answer: Answer) => void) | undefined
+  // The IPC boundary: the child sends only `Answer`s (serveParent), so the message is read as one.
   child.on("message", (answer: Answer) => {
     const resolve = pending
     pending = undefined
