@@ -175,8 +175,9 @@ const program = Effect.gen(function*() {
     session: { withDefaultTools: false },
     // queueLimit: the load test keeps 64 requests in flight; with the default 16 most would get an immediate 503.
     server: { parallel: SEQUENCES, injectPreamble: false, queueLimit: CONNECTIONS },
-    // One load generator opens CONNECTIONS connections from one address; the per-client cap stays on, above that.
-    listen: { port: 0, maxClientConnections: CONNECTIONS }
+    // One load generator opens CONNECTIONS connections from one address; the per-client cap stays on, above that
+    // with room for sockets the client has replaced but whose close the server has not seen yet.
+    listen: { port: 0, maxClientConnections: 2 * CONNECTIONS }
   }))
   const address = Context.get(serverContext, HttpServer.HttpServer).address
   if (address._tag !== "TcpAddress") return yield* Effect.dieMessage("the server is not on a TCP socket")
