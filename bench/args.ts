@@ -15,12 +15,29 @@ export interface BenchArgs {
   readonly flashAttention: boolean | "auto"
 }
 
+/** The command line as given: the positional arguments, `--name=value` options and bare `--flag`s. */
+export interface CommandLine {
+  readonly positional: ReadonlyArray<string>
+  /** The value of `--name=…`, or `fallback`. */
+  readonly option: (name: string, fallback: string) => string
+  /** Whether `--name` was given. */
+  readonly flag: (name: string) => boolean
+}
+
+/** Reads `process.argv`. */
+export const commandLine = (): CommandLine => {
+  const args = process.argv.slice(2)
+  return {
+    positional: args.filter((arg) => !arg.startsWith("--")),
+    option: (name, fallback) => args.find((arg) => arg.startsWith(`--${name}=`))?.slice(name.length + 3) ?? fallback,
+    flag: (name) => args.includes(`--${name}`)
+  }
+}
+
 /** Parses `process.argv`; prints `usage` and exits with code 2 when the model path is missing. */
 export const benchArgs = (usage: string, defaultRounds: number): BenchArgs => {
-  const args = process.argv.slice(2)
-  const option = (name: string, fallback: string): string =>
-    args.find((arg) => arg.startsWith(`--${name}=`))?.slice(name.length + 3) ?? fallback
-  const modelPath = args.find((arg) => !arg.startsWith("--"))
+  const { option, positional } = commandLine()
+  const modelPath = positional[0]
   if (modelPath === undefined) {
     console.error(`usage: ${usage}`)
     process.exit(2)

@@ -2,7 +2,7 @@
  * The local engine against raw node-llama-cpp, side by side in one run on the
  * same model, threads, flash-attention setting, prompts and greedy sampling.
  *
- *   npm run bench:engine -- <model.gguf> [--threads=1] [--rounds=5] [--fa=off|on|auto]
+ *   npm run bench:engine -- <model.gguf> [--threads=1] [--rounds=5] [--fa=off|on|auto] [--parts=gen,prefix,parallel]
  *
  * Figures (medians over the rounds, after one warm-up; raw and easyai alternate):
  * - gen: end-to-end tokens/second and time to first token of one 128-token
@@ -33,10 +33,12 @@ import { log, median, round2 } from "./stats.js"
 
 // ---------- options ----------
 const parsed = benchArgs(
-  "npm run bench:engine -- <model.gguf> [--threads=1] [--rounds=5] [--fa=off|on|auto]",
+  "npm run bench:engine -- <model.gguf> [--threads=1] [--rounds=5] [--fa=off|on|auto] [--parts=gen,prefix,parallel]",
   5
 )
-const { flashAttention, modelPath, rounds, threads } = parsed
+const { flashAttention, modelPath, option, rounds, threads } = parsed
+/** The figures to measure (all by default), so one of them can be repeated alone. */
+const parts = new Set(option("parts", "gen,prefix,parallel").split(","))
 const contextSize = 2048
 const batchSize = 512
 
@@ -142,7 +144,7 @@ const program = Effect.gen(function*() {
   log(`model ${modelPath}, threads ${threads}, flash attention ${String(flashAttention)}, rounds ${rounds}`)
 
   // gen: a new question each round (the system prompt stays cached, as in a real conversation)
-  const gen = yield* Effect.scoped(Effect.gen(function*() {
+  const gen = !parts.has("gen") ? undefined : yield* Effect.scoped(Effect.gen(function*() {
     const context = yield* Effect.promise(() => makeContext())
     const chat = new LlamaChat({ contextSequence: context.getSequence() })
     const raw: Array<Run> = []
@@ -176,7 +178,7 @@ const program = Effect.gen(function*() {
       tokens: ours[0]?.tokens ?? 0
     }
   }).pipe(Effect.provide(engineLayer())))
-  log(`gen: raw ${gen.rawTokPerSec} tok/s, easyai ${gen.easyaiTokPerSec} tok/s, ratio ${gen.ratio}`)
+  if (gen !== undefined) log(`gen: raw ${gen.rawTokPerSec} tok/s, easyai ${gen.easyaiTokPerSec} tok/s, ratio ${gen.ratio}`)
 
   // prefix: 10 turns on one sequence, then turn 10 on a fresh one
   const turns = Array.from({ length: TURNS }, (_, i) => userMessage(model, i))
@@ -216,7 +218,7 @@ const program = Effect.gen(function*() {
   })
   const ourPrefixRuns: Array<{ ttft1: number; ttft10: number; fresh10: number }> = []
   const rawPrefixRuns: Array<{ ttft1: number; ttft10: number; fresh10: number }> = []
-  for (let r = -1; r < rounds; r++) {
+  for (let r = parts.has("prefix") ? -1 : rounds; r < rounds; r++) {
     const rawRun = yield* rawPrefix
     const ourRun = yield* easyaiPrefix
     if (r >= 0) {
@@ -231,12 +233,12 @@ const program = Effect.gen(function*() {
     ttft10OverTtft1: round2(median(runs.map((r) => r.ttft10 / r.ttft1))),
     reusedOverFresh10: round2(median(runs.map((r) => r.ttft10 / r.fresh10)))
   })
-  const prefix = { raw: summarize(rawPrefixRuns), easyai: summarize(ourPrefixRuns) }
-  log(`prefix: easyai ttft10/ttft1 ${prefix.easyai.ttft10OverTtft1}, reused/fresh ${prefix.easyai.reusedOverFresh10}; ` +
+  const prefix = parts.has("prefix") ? { raw: summarize(rawPrefixRuns), easyai: summarize(ourPrefixRuns) } : undefined
+  if (prefix !== undefined) log(`prefix: easyai ttft10/ttft1 ${prefix.easyai.ttft10OverTtft1}, reused/fresh ${prefix.easyai.reusedOverFresh10}; ` +
     `raw ttft10/ttft1 ${prefix.raw.ttft10OverTtft1}, reused/fresh ${prefix.raw.reusedOverFresh10}`)
 
   // parallel: 1 alone vs 4 at once
-  const parallel = yield* Effect.scoped(Effect.gen(function*() {
+  const parallel = !parts.has("parallel") ? undefined : yield* Effect.scoped(Effect.gen(function*() {
     const context = yield* Effect.promise(() => makeContext(4))
     const chats = PARALLEL_PROMPTS.map(() => new LlamaChat({ contextSequence: context.getSequence() }))
     const messages = (k: number, r: number) => [
@@ -276,7 +278,7 @@ const program = Effect.gen(function*() {
       easyaiOverRaw: round2(ourRatio / rawRatio)
     }
   }).pipe(Effect.provide(engineLayer(4))))
-  log(`parallel: raw 4/1 ${parallel.rawRatio4over1}, easyai 4/1 ${parallel.easyaiRatio4over1}`)
+  if (parallel !== undefined) log(`parallel: raw 4/1 ${parallel.rawRatio4over1}, easyai 4/1 ${parallel.easyaiRatio4over1}`)
 
   yield* Effect.promise(() => model.dispose())
   yield* Effect.promise(() => llama.dispose())

@@ -5,7 +5,7 @@
  * `POST /v1/chat/completions` on `ServerLive.layer`.
  *
  *   npx tsx bench/server.ts <model.gguf> [--threads=1] [--rounds=3] [--tokens=64]
- *                           [--health=2000] [--completions=300] [--fa=off|on|auto]
+ *                           [--health=2000] [--completions=300] [--fa=off|on|auto] [--parts=stream,load]
  *
  * Figures (medians over the rounds, after one warm-up; direct and server alternate who goes first):
  * - streaming: 1, 4 and 8 concurrent callers, each a greedy answer of at most
@@ -18,8 +18,9 @@
  *   1-token `ChatModel.stream` callers): requests/second, p50 and p99 latency.
  *
  * The model is loaded once with 8 sequences and shared by both sides. The
- * client runs in the same process as the server (and so shares its main
- * thread), which the figures include.
+ * HTTP client runs in a process of its own (`loadClient.ts`), so the server
+ * figures are the server's work alone, as the direct figures are the
+ * model's: the direct callers and the servers share this process.
  *
  * Progress lines start with "# "; the last line is one JSON object.
  */
@@ -27,7 +28,6 @@ import { HttpServer } from "@effect/platform"
 import { NodeRuntime } from "@effect/platform-node"
 import { Context, Effect, Layer, Stream } from "effect"
 import { createServer } from "node:http"
-import { Agent, fetch, request as undiciRequest } from "undici"
 import {
   ChatModel,
   type ChatModelService,
@@ -39,17 +39,20 @@ import {
   UserMessage
 } from "../src/index.js"
 import { anchorEngineConfig, benchArgs } from "./args.js"
-import { field, log, median, percentile, round2, sum } from "./stats.js"
+import { type Answer, type Client, forkClient, type Job, type LoadRun, loadTest, type StreamRun } from "./loadClient.js"
+import { log, median, round2, sum } from "./stats.js"
 
 // ---------- options ----------
 const parsed = benchArgs(
-  "npx tsx bench/server.ts <model.gguf> [--threads=1] [--rounds=3] [--tokens=64] [--health=2000] [--completions=300] [--fa=off|on|auto]",
+  "npx tsx bench/server.ts <model.gguf> [--threads=1] [--rounds=3] [--tokens=64] [--health=2000] [--completions=300] [--fa=off|on|auto] [--parts=stream,load]",
   3
 )
 const { flashAttention, modelPath, option, rounds, threads } = parsed
 const maxTokens = Math.max(1, Number(option("tokens", "64")))
 const healthRequests = Math.max(1, Number(option("health", "2000")))
 const completionRequests = Math.max(1, Number(option("completions", "300")))
+/** The figures to measure (both by default), so one of them can be repeated alone. */
+const parts = new Set(option("parts", "stream,load").split(","))
 
 // ---------- constants ----------
 const SEQUENCES = 8
@@ -77,11 +80,7 @@ const greedy = { temperature: 0, top_k: 1, top_p: 1, min_p: 0 }
 let requestCounter = 1000
 const nextPrompt = (k: number) => `Request ${requestCounter++}. ${PROMPTS[k % PROMPTS.length]!}`
 
-interface Run {
-  readonly ttftMs: number
-  readonly totalMs: number
-  readonly tokens: number
-}
+type Run = StreamRun
 interface Burst {
   readonly tokPerSec: number
   readonly ttftMs: number
@@ -115,8 +114,7 @@ const directCall = (model: ChatModelService, text: string, tokens: number) =>
     return { ttftMs: (first ?? end) - start, totalMs: end - start, tokens: completion } satisfies Run
   })
 
-// ---------- server: POST /v1/chat/completions over undici ----------
-const agent = new Agent({ connections: CONNECTIONS })
+// ---------- server: POST /v1/chat/completions, from the client process ----------
 const chatHeaders = { "content-type": "application/json", "x-easyai-inject": "off" }
 const chatBody = (text: string, tokens: number, stream: boolean) =>
   JSON.stringify({
@@ -126,87 +124,6 @@ const chatBody = (text: string, tokens: number, stream: boolean) =>
     ...greedy
   })
 
-/** One streamed completion: time to the first content delta, tokens from the final `timings.predicted_n`. */
-const serverCall = async (base: string, text: string, tokens: number): Promise<Run> => {
-  const start = performance.now()
-  const response = await fetch(`${base}/v1/chat/completions`, {
-    method: "POST",
-    dispatcher: agent,
-    headers: chatHeaders,
-    body: chatBody(text, tokens, true)
-  })
-  if (!response.ok || response.body === null) throw new Error(`HTTP ${response.status}: ${await response.text()}`)
-  let first: number | undefined
-  let completion = 0
-  let buffer = ""
-  const decoder = new TextDecoder()
-  const onData = (data: string) => {
-    if (data === "[DONE]") return
-    const chunk: unknown = JSON.parse(data)
-    const error = field(chunk, "error")
-    if (error !== undefined) throw new Error(`stream error: ${JSON.stringify(error)}`)
-    const choice = field(field(chunk, "choices"), "0")
-    const content = field(field(choice, "delta"), "content")
-    if (typeof content === "string" && content !== "") first ??= performance.now()
-    const predicted = field(field(chunk, "timings"), "predicted_n")
-    if (typeof predicted === "number") completion = predicted
-  }
-  for await (const bytes of response.body) {
-    buffer += decoder.decode(bytes, { stream: true })
-    let end = buffer.indexOf("\n\n")
-    while (end >= 0) {
-      for (const line of buffer.slice(0, end).split("\n")) {
-        if (line.startsWith("data: ")) onData(line.slice(6))
-      }
-      buffer = buffer.slice(end + 2)
-      end = buffer.indexOf("\n\n")
-    }
-  }
-  const endTime = performance.now()
-  return { ttftMs: (first ?? endTime) - start, totalMs: endTime - start, tokens: completion }
-}
-
-// ---------- load: a fixed number of requests over 64 connections ----------
-interface LoadRun {
-  readonly rps: number
-  readonly p50Ms: number
-  readonly p99Ms: number
-  readonly failures: number
-}
-/** `total` calls of `send` from `workers` concurrent loops; `send` answers whether the call succeeded. */
-const loadTest = async (total: number, workers: number, send: () => Promise<boolean>): Promise<LoadRun> => {
-  const latencies: Array<number> = []
-  let issued = 0
-  let failures = 0
-  const start = performance.now()
-  const worker = async () => {
-    while (issued < total) {
-      issued++
-      const sent = performance.now()
-      const ok = await send().catch(() => false)
-      latencies.push(performance.now() - sent)
-      if (!ok) failures++
-    }
-  }
-  await Promise.all(Array.from({ length: Math.min(workers, total) }, worker))
-  const wall = performance.now() - start
-  return { rps: total / (wall / 1000), p50Ms: percentile(latencies, 0.5), p99Ms: percentile(latencies, 0.99), failures }
-}
-const httpGet = async (url: string): Promise<boolean> => {
-  const { statusCode, body } = await undiciRequest(url, { dispatcher: agent })
-  await body.text()
-  return statusCode === 200
-}
-const httpCompletion = async (base: string, text: string): Promise<boolean> => {
-  const { statusCode, body } = await undiciRequest(`${base}/v1/chat/completions`, {
-    method: "POST",
-    dispatcher: agent,
-    headers: chatHeaders,
-    body: chatBody(text, 1, false)
-  })
-  await body.text()
-  return statusCode === 200
-}
 const summarizeLoad = (runs: ReadonlyArray<LoadRun>) => ({
   rps: round2(median(runs.map((run) => run.rps))),
   p50Ms: round2(median(runs.map((run) => run.p50Ms))),
@@ -231,6 +148,15 @@ const bareServer = (body: string) =>
       })
   )
 
+/** Sends `job` to the client process; a failed job fails the run, since its figures would mean nothing. */
+const ask = (client: Client, job: Job): Effect.Effect<Answer> =>
+  Effect.flatMap(Effect.promise(() => client.run(job)), (answer) =>
+    answer._tag === "error" ? Effect.dieMessage(`the client failed: ${answer.message}`) : Effect.succeed(answer))
+const loadRun = (client: Client, job: Job): Effect.Effect<LoadRun> =>
+  Effect.flatMap(ask(client, job), (answer) =>
+    answer._tag === "load" ? Effect.succeed(answer.run) : Effect.dieMessage("the client answered another job"))
+const emptyBurst: Burst = { tokPerSec: Number.NaN, ttftMs: Number.NaN, tokensPerRequest: Number.NaN }
+
 // ---------- the run ----------
 const pad = (value: string | number, width: number) => String(value).padStart(width)
 
@@ -249,14 +175,16 @@ const program = Effect.gen(function*() {
     session: { withDefaultTools: false },
     // queueLimit: the load test keeps 64 requests in flight; with the default 16 most would get an immediate 503.
     server: { parallel: SEQUENCES, injectPreamble: false, queueLimit: CONNECTIONS },
-    listen: { port: 0 }
+    // One load generator opens CONNECTIONS connections from one address; the per-client cap stays on, above that
+    // with room for sockets the client has replaced but whose close the server has not seen yet.
+    listen: { port: 0, maxClientConnections: 2 * CONNECTIONS }
   }))
   const address = Context.get(serverContext, HttpServer.HttpServer).address
   if (address._tag !== "TcpAddress") return yield* Effect.dieMessage("the server is not on a TCP socket")
   const base = `http://127.0.0.1:${address.port}`
   // Added after the server, so it runs before the server's finalizer: no keep-alive connection holds the close.
-  yield* Effect.addFinalizer(() => Effect.promise(() => agent.close()))
-  log(`server on ${base}`)
+  const client = yield* Effect.acquireRelease(Effect.sync(() => forkClient(CONNECTIONS)), (c) => Effect.promise(() => c.close()))
+  log(`server on ${base}, client in process of its own`)
 
   // ----- streaming: direct vs server at 1, 4, 8 concurrent callers -----
   const directBurst = (n: number) =>
@@ -267,16 +195,19 @@ const program = Effect.gen(function*() {
       return burst(runs, performance.now() - start)
     })
   const serverBurst = (n: number) =>
-    Effect.promise(async () => {
-      const texts = Array.from({ length: n }, (_, k) => nextPrompt(k))
-      const start = performance.now()
-      const runs = await Promise.all(texts.map((text) => serverCall(base, text, maxTokens)))
-      return burst(runs, performance.now() - start)
-    })
+    Effect.map(
+      ask(client, {
+        _tag: "stream",
+        url: `${base}/v1/chat/completions`,
+        headers: chatHeaders,
+        bodies: Array.from({ length: n }, (_, k) => chatBody(nextPrompt(k), maxTokens, true))
+      }),
+      (answer) => (answer._tag === "stream" ? burst(answer.runs, answer.wallMs) : emptyBurst)
+    )
   const streaming = new Map<number, { direct: Array<Burst>; server: Array<Burst> }>(
     CONCURRENCY.map((n) => [n, { direct: [], server: [] }])
   )
-  for (let r = -1; r < rounds; r++) {
+  for (let r = parts.has("stream") ? -1 : rounds; r < rounds; r++) {
     for (const n of CONCURRENCY) {
       // Alternate who goes first, so drift on a shared machine favours neither.
       const [direct, server] = r % 2 === 0
@@ -309,10 +240,7 @@ const program = Effect.gen(function*() {
   })
 
   // ----- load: cheap requests over 64 connections -----
-  const healthBody = yield* Effect.promise(async () => {
-    const { body } = await undiciRequest(`${base}/health`, { dispatcher: agent })
-    return body.text()
-  })
+  const healthBody = yield* Effect.promise(async () => (await fetch(`${base}/health`)).text())
   const bare = yield* bareServer(healthBody)
   const bareAddress = bare.address()
   if (bareAddress === null || typeof bareAddress === "string") return yield* Effect.dieMessage("the bare server is not on a TCP socket")
@@ -323,21 +251,29 @@ const program = Effect.gen(function*() {
   const directOneRuns: Array<LoadRun> = []
   const directOne = () =>
     Effect.runPromise(directCall(model, nextPrompt(requestCounter), 1).pipe(Effect.as(true), Effect.orElseSucceed(() => false)))
-  const serverOne = () => httpCompletion(base, nextPrompt(requestCounter))
-  for (let r = -1; r < rounds; r++) {
+  const getLoad = (url: string, total: number) =>
+    loadRun(client, { _tag: "load", url, method: "GET", headers: {}, bodies: [], total, workers: CONNECTIONS })
+  const serverLoad = (total: number) =>
+    loadRun(client, {
+      _tag: "load",
+      url: `${base}/v1/chat/completions`,
+      method: "POST",
+      headers: chatHeaders,
+      bodies: Array.from({ length: total }, () => chatBody(nextPrompt(requestCounter), 1, false)),
+      total,
+      workers: CONNECTIONS
+    })
+  const directLoad = (total: number) => Effect.promise(() => loadTest(total, CONNECTIONS, directOne))
+  for (let r = parts.has("load") ? -1 : rounds; r < rounds; r++) {
     const warm = r < 0
     const health = warm ? Math.min(200, healthRequests) : healthRequests
     const completions = warm ? Math.min(CONNECTIONS, completionRequests) : completionRequests
     const baselineFirst = r % 2 === 0
-    const h1 = yield* Effect.promise(() => loadTest(health, CONNECTIONS, () => httpGet(baselineFirst ? bareUrl : `${base}/health`)))
-    const h2 = yield* Effect.promise(() => loadTest(health, CONNECTIONS, () => httpGet(baselineFirst ? `${base}/health` : bareUrl)))
+    const h1 = yield* getLoad(baselineFirst ? bareUrl : `${base}/health`, health)
+    const h2 = yield* getLoad(baselineFirst ? `${base}/health` : bareUrl, health)
     const [bareRun, healthRun] = baselineFirst ? [h1, h2] : [h2, h1]
-    const c1 = yield* Effect.promise(() =>
-      loadTest(completions, CONNECTIONS, baselineFirst ? directOne : serverOne)
-    )
-    const c2 = yield* Effect.promise(() =>
-      loadTest(completions, CONNECTIONS, baselineFirst ? serverOne : directOne)
-    )
+    const c1 = yield* (baselineFirst ? directLoad(completions) : serverLoad(completions))
+    const c2 = yield* (baselineFirst ? serverLoad(completions) : directLoad(completions))
     const [directRun, completionRun] = baselineFirst ? [c1, c2] : [c2, c1]
     if (!warm) {
       healthRuns.push(healthRun)

@@ -59,6 +59,9 @@ const asHostname = (address: string): string => (isIP(address) === 6 ? `[${addre
 
 const unbracketed = (hostname: string): string => hostname.replace(/^\[(.*)\]$/, "$1")
 
+/** How many distinct `Host` values a server remembers its verdict on. */
+const maxRememberedHosts = 64
+
 /** The test a server applies to each request's `Host` header, built once from `rule`. */
 export const hostAdmitter = (rule: HostRule): (header: string | undefined) => boolean => {
   const extra = rule.allowedHosts ?? []
@@ -71,12 +74,24 @@ export const hostAdmitter = (rule: HostRule): (header: string | undefined) => bo
   if (listenName !== undefined) own.add(listenName.hostname)
   if (onLoopback || wildcard) for (const name of ["localhost", "127.0.0.1", "[::1]"]) own.add(name)
   const named = extra.map(parseHost).filter((entry): entry is HostName => entry !== undefined)
-  return (header) => {
-    const host = header === undefined ? undefined : parseHost(header)
+  const admits = (header: string): boolean => {
+    const host = parseHost(header)
     if (host === undefined) return false
     const ownPort = host.port === undefined || host.port === rule.port
     if (ownPort && (own.has(host.hostname) || (wildcard && isIP(unbracketed(host.hostname)) !== 0))) return true
     return named.some((entry) => entry.hostname === host.hostname && (entry.port === undefined || entry.port === host.port))
+  }
+  // A client sends the same few Host values on every request: their verdicts are kept, so the
+  // URL parser runs once per value rather than once per request. Bounded, so that a client
+  // sending endless distinct values grows nothing; those are judged afresh each time.
+  const verdicts = new Map<string, boolean>()
+  return (header) => {
+    if (header === undefined) return false
+    const known = verdicts.get(header)
+    if (known !== undefined) return known
+    const verdict = admits(header)
+    if (verdicts.size < maxRememberedHosts) verdicts.set(header, verdict)
+    return verdict
   }
 }
 

@@ -36,7 +36,16 @@ export const compat = {
   mcp: ["/mcp"]
 }
 
-const json = (body: unknown, status = 200) => Effect.succeed(HttpServerResponse.unsafeJson(body, { status }))
+/**
+ * A JSON answer as text with its length: node then sends the head and the
+ * body in one write, as a bare `node:http` server does, where a byte body
+ * without a length costs an encoding pass and a vectored write.
+ */
+const json = (body: unknown, status = 200) =>
+  Effect.sync(() => {
+    const text = JSON.stringify(body)
+    return HttpServerResponse.raw(text, { status, contentType: "application/json", contentLength: Buffer.byteLength(text) })
+  })
 
 /** `GET /health`. */
 export const health = (context: ManagementContext) =>

@@ -122,6 +122,10 @@ describe("management endpoints", () => {
       Effect.gen(function*() {
         const reply = yield* send("GET", "/health")
         expect(reply.status).toBe(200)
+        // JSON, with its length given up front (not chunked).
+        expect(reply.headers["content-type"]).toBe("application/json")
+        expect(Number(reply.headers["content-length"])).toBe(Buffer.byteLength(reply.text))
+        expect(reply.headers["transfer-encoding"]).toBeUndefined()
         const body = json(reply)
         expect(field(body, "status")).toBe("ok")
         expect(field(body, "model")).toBe("scripted")

@@ -37,6 +37,20 @@ describe("the Host rule", () => {
     expect(hostAdmitter({ address: "127.0.0.1", port: 8080, allowedHosts: ["*"] })("anything.example")).toBe(true)
   })
 
+  it("asked again, or after a flood of distinct names, gives the same verdicts", () => {
+    const admitted = hostAdmitter({ address: "127.0.0.1", port: 8080 })
+    const verdicts = (hosts: ReadonlyArray<string>) => hosts.map((host) => admitted(host))
+    const sample = ["127.0.0.1:8080", "evil.example:8080", "localhost", "127.0.0.1:8081"]
+    const first = verdicts(sample)
+    expect(first).toEqual([true, false, true, false])
+    expect(verdicts(sample)).toEqual(first)
+    // More distinct names than the server remembers: each is still judged, and the first ones keep their verdicts.
+    const flood = Array.from({ length: 500 }, (_, i) => `host-${i}.example:8080`)
+    expect(verdicts(flood).every((verdict) => !verdict)).toBe(true)
+    expect(verdicts(["localhost:8080", "[::1]", "other.example"])).toEqual([true, true, false])
+    expect(verdicts(sample)).toEqual(first)
+  })
+
   it("--allowed-hosts refuses what is not a host", () => {
     expect(parseAllowedHosts("ai.example.com, proxy.example:8443")).toEqual(Either.right(["ai.example.com", "proxy.example:8443"]))
     expect(Either.isLeft(parseAllowedHosts("https://ai.example.com"))).toBe(true)
