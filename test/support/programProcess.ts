@@ -92,11 +92,11 @@ export const startServe = (...args: ReadonlyArray<string>) => startServer(["serv
 /** The smallest real model when the shared models are there, else the generated one. */
 const smallestModel = testModels.find((candidate) => candidate.name === "stories260K.gguf") ?? testModels[0]
 
-/** `easyai serve` on the smallest test model, `--port 0 --threads 1 --ctx 512`, and `extra`. */
+/** `easyai serve` on the smallest test model, `--port 0 --threads 1 --ctx 1024` (room for the built-in system prompt and a short chat), and `extra`. */
 export const startServeSmall = (...extra: ReadonlyArray<string>) =>
   smallestModel === undefined
     ? Effect.die(new Error("no test model"))
-    : startServe("--model", engineConfig(smallestModel).modelPath, "--port", "0", "--threads", "1", "--ctx", "512", ...extra)
+    : startServe("--model", engineConfig(smallestModel).modelPath, "--port", "0", "--threads", "1", "--ctx", "1024", ...extra)
 
 /** `easyai mcp` over HTTP on `--port 0` with `extra`, once its two-line banner is out. */
 export const startMcp = (...extra: ReadonlyArray<string>) => startServer(["mcp", "--port", "0", ...extra], mcpBanner, 2)
