@@ -6,10 +6,11 @@
  *   base → tool addenda → operator appends → dynamic preamble → tools catalogue
  *
  * The system prompt holds nothing that changes from one request to the next:
- * the current time is a one-line clock note on the newest user message
- * ({@link withClockNote}), so the system prompt, the tool schemas a chat
- * template renders with it and every earlier turn stay byte-identical across
- * a conversation and a local model reuses their KV cache. Of what remains,
+ * the time is a one-line clock note at the end of each user message, the
+ * time it was sent ({@link withClockNotes}), so the system prompt, the tool
+ * schemas a chat template renders with it and every earlier turn stay
+ * byte-identical across a conversation and a local model reuses their KV
+ * cache. Of what remains,
  * the part that can change (the memory vocabulary, after a memory write)
  * comes last. Everything here is pure.
  *
@@ -36,7 +37,7 @@ export const memoryVocabularyCap = 40
 export const builtinSystemPrompt = `You are Deep, an expert systems engineer and a careful, direct assistant.
 
 Work in a loop: TIME -> THINK -> PLAN -> EXECUTE -> VERIFY.
-- TIME: when the answer depends on "now", "today" or recent events, establish the current date first (the clock note at the end of the newest user message when present, else the datetime tool).
+- TIME: when the answer depends on "now", "today" or recent events, establish the current date first (the "Sent:" line at the end of the newest user message when present, else the datetime tool).
 - THINK: work out what is really being asked and what you need to know to answer it.
 - PLAN: for multi-step work, pick one viable approach and carry it through; do not stop at a list of options or a draft.
 - EXECUTE: act with your tools instead of guessing; when you say you will use a tool, call it in the same turn.
@@ -58,7 +59,7 @@ export interface MemoryVocabulary {
 
 /** Which blocks of the dynamic preamble to render. */
 export interface PreambleOptions {
-  /** Render the DATE/TIME and KNOWLEDGE CUTOFF blocks and note the clock on the newest user message. Default true. */
+  /** Render the DATE/TIME and KNOWLEDGE CUTOFF blocks and note the clock on user messages. Default true. */
   readonly injectDateTime: boolean
   /** The cutoff announced, `YYYY-MM`. Default `2024-10`. */
   readonly knowledgeCutoff: string
@@ -108,28 +109,34 @@ export const formatTimestamp = (epochMillis: number, timeZone?: string): string 
  * use it. It names no time itself, so it never changes.
  */
 export const dateTimeBlock = `# AUTHORITATIVE DATE/TIME (do not ignore, do not second-guess)
-The newest user message ends with a line "Current date and time: …": that is now.
+Each user message ends with a line "Sent: <date and time>"; the newest one's is now.
 Trust it over any training-data intuition about "today".
 Compute ages, durations, deadlines and "how long ago" from it.`
 
-/** The clock note of one turn, e.g. `Current date and time: 2026-04-26 23:14:08 -0300 (GMT-3) (AUTHORITATIVE)`. */
-export const clockNote = (timestamp: string): string => `Current date and time: ${timestamp} (AUTHORITATIVE)`
+/**
+ * The clock note of one user message, e.g. `Sent: 2026-04-26 23:14:08 -0300 (GMT-3)`:
+ * a few tokens, since every turn's prompt evaluates one.
+ */
+export const clockNote = (timestamp: string): string => `Sent: ${timestamp}`
 
 /**
- * The conversation as the model sees it on this turn: `note` appended, after
- * a blank line, to the newest user message, the other messages untouched.
- * Only the newest user message carries the clock, so everything before it
- * renders the same on every turn; the caller keeps its own history without
- * the note, so the note never reaches a stored turn.
+ * The conversation as the model sees it: each user message for which
+ * `noteAt(index)` names a note ends with it, after a blank line; every other
+ * message is untouched. A user message keeps the note of the moment it was
+ * sent on every later turn, so nothing before the newest message changes and
+ * the prompt's prefix stays cached; the caller keeps its own history without
+ * notes, so a note never reaches a stored turn.
  */
-export const withClockNote = (messages: ReadonlyArray<ChatMessage>, note: string): ReadonlyArray<ChatMessage> => {
-  let index = messages.length - 1
-  while (index >= 0 && messages[index]?._tag !== "UserMessage") index--
-  const newest = messages[index]
-  if (newest === undefined || newest._tag !== "UserMessage" || note === "") return messages
-  const stamped = new UserMessage({ content: newest.content === "" ? note : `${newest.content}\n\n${note}` })
-  return [...messages.slice(0, index), stamped, ...messages.slice(index + 1)]
-}
+export const withClockNotes = (
+  messages: ReadonlyArray<ChatMessage>,
+  noteAt: (index: number) => string | undefined
+): ReadonlyArray<ChatMessage> =>
+  messages.map((message, index) => {
+    if (message._tag !== "UserMessage") return message
+    const note = noteAt(index)
+    if (note === undefined || note === "") return message
+    return new UserMessage({ content: message.content === "" ? note : `${message.content}\n\n${note}` })
+  })
 
 /** The KNOWLEDGE CUTOFF block. */
 export const knowledgeCutoffBlock = (cutoff: string): string =>

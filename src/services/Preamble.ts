@@ -24,8 +24,9 @@ export interface Service {
   readonly compose: (input: ComposeInput) => Effect.Effect<string>
   /**
    * The conversation as the model sees it on this turn: the newest user
-   * message ends with the current time (unless `injectDateTime` is off).
-   * Call it once per turn, on what is sent, never on the history kept.
+   * message ends with the current time, and every earlier one with the
+   * time it was sent, remembered from the turn that stamped it (unless
+   * `injectDateTime` is off). Call it on what is sent, never on the history kept.
    */
   readonly stamp: (
     messages: ReadonlyArray<ChatMessage>,

@@ -14,7 +14,7 @@ import {
   toolsBlock,
   ToolSpec,
   UserMessage,
-  withClockNote
+  withClockNotes
 } from "easyai"
 
 const at = Date.UTC(2026, 3, 27, 2, 14, 8) // 2026-04-27 02:14:08 UTC = 2026-04-26 23:14:08 in São Paulo
@@ -48,11 +48,11 @@ describe("formatTimestamp", () => {
 describe("clock note", () => {
   const note = clockNote(formatTimestamp(at, "UTC"))
 
-  it("says the time on one line, marked authoritative", () => {
-    expect(note).toBe("Current date and time: 2026-04-27 02:14:08 +0000 (UTC) (AUTHORITATIVE)")
+  it("says when the message was sent, on one short line", () => {
+    expect(note).toBe("Sent: 2026-04-27 02:14:08 +0000 (UTC)")
   })
 
-  it("goes on the newest user message only, after a blank line, leaving every other message as it was", () => {
+  it("goes on the user messages it names, after a blank line, leaving every other message as it was", () => {
     const call = new ToolCall({ id: "c1", name: "datetime", arguments: "{}" })
     const messages = [
       new SystemMessage({ content: "S" }),
@@ -62,15 +62,14 @@ describe("clock note", () => {
       new AssistantMessage({ content: "", toolCalls: [call] }),
       new ToolMessage({ toolCallId: "c1", name: "datetime", content: "now" })
     ]
-    const stamped = withClockNote(messages, note)
+    const stamped = withClockNotes(messages, (index) => (index === 3 ? note : index === 0 ? "not a user message" : undefined))
     expect(stamped.map((message) => message.content)).toEqual(["S", "first", "one", `second\n\n${note}`, "", "now"])
     expect(stamped.filter((message, index) => message !== messages[index])).toHaveLength(1)
     expect(messages[3]?.content).toBe("second")
   })
 
-  it("leaves a conversation without a user message alone", () => {
-    const messages = [new SystemMessage({ content: "S" })]
-    expect(withClockNote(messages, note)).toBe(messages)
+  it("makes an empty user message the note alone", () => {
+    expect(withClockNotes([new UserMessage({ content: "" })], () => note)[0]?.content).toBe(note)
   })
 })
 
@@ -88,7 +87,7 @@ describe("dynamic preamble", () => {
     ].map((heading) => text.indexOf(heading))
     expect(order.every((position) => position >= 0)).toBe(true)
     expect([...order].sort((a, b) => a - b)).toEqual(order)
-    expect(text).toContain("The newest user message ends with a line \"Current date and time: …\"")
+    expect(text).toContain("Each user message ends with a line \"Sent: <date and time>\"; the newest one's is now.")
     expect(text).toContain("Your training data ends around 2024-10.")
     expect(text.endsWith("easyai(8) bitnet(3)")).toBe(true)
   })

@@ -40,8 +40,8 @@ export const scriptedServer = (
   return Layer.merge(served({ model, session: { withDefaultTools: false }, ...options }), model)
 }
 
-/** A user message's text without the clock note the newest one carries to the model ("\n\nCurrent date and time: …"). */
-export const withoutClock = (text: string): string => text.split("\n\nCurrent date and time: ")[0] ?? text
+/** A user message's text without the clock note it carries to the model ("\n\nSent: …"). */
+export const withoutClock = (text: string): string => text.split("\n\nSent: ")[0] ?? text
 
 /** What the scripted model has been asked so far. */
 export const scriptedRequests = Effect.flatMap(ScriptedChatModel.ScriptedChatModel, (recorder) => recorder.requests)

@@ -10,11 +10,11 @@ import {
   defaultKnowledgeCutoff,
   dynamicPreamble,
   formatTimestamp,
-  type PreambleOptions,
-  withClockNote
+  type PreambleOptions
 } from "../../domain/SystemPrompt.js"
 import { MemoryStore } from "../../services/MemoryStore.js"
 import { Preamble, type Service } from "../../services/Preamble.js"
+import { makeClockNotes } from "./clockNotes.js"
 
 const make = (memory: Option.Option<MemoryStore["Type"]>, options: Partial<PreambleOptions>): Service => {
   const defaults: PreambleOptions = {
@@ -25,6 +25,8 @@ const make = (memory: Option.Option<MemoryStore["Type"]>, options: Partial<Pream
     memoryVocabulary: true,
     ...options
   }
+  // One memory per composer: the notes of every conversation it stamps.
+  const notes = makeClockNotes()
   const build = (overrides: Partial<PreambleOptions> = {}) =>
     Effect.gen(function*() {
       const resolved = { ...defaults, ...overrides }
@@ -41,7 +43,7 @@ const make = (memory: Option.Option<MemoryStore["Type"]>, options: Partial<Pream
     stamp: (messages, overrides = {}) => {
       const resolved = { ...defaults, ...overrides }
       return resolved.injectDateTime
-        ? Effect.map(Clock.currentTimeMillis, (now) => withClockNote(messages, clockNote(formatTimestamp(now, resolved.timeZone))))
+        ? Effect.map(Clock.currentTimeMillis, (now) => notes.stamp(messages, clockNote(formatTimestamp(now, resolved.timeZone))))
         : Effect.succeed(messages)
     }
   }

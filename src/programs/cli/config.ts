@@ -142,7 +142,7 @@ export interface ServerSettings {
   readonly bodyTimeout?: number
   /** `max_client_connections`: connections one client address may hold, a whole number > 0. */
   readonly maxClientConnections?: number
-  /** `inject`: add the date/time and memory preamble to system prompts and the clock note to the newest user message. */
+  /** `inject`: add the date/time and memory preamble to system prompts and the clock notes to user messages. */
   readonly inject?: boolean
   /** `webui_title`: the web UI's title. */
   readonly webuiTitle?: string

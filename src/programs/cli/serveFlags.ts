@@ -75,7 +75,7 @@ const maxBody = Options.integer("max-body").pipe(
   Options.withDescription("The largest request body accepted, in bytes (default 8 MiB).")
 )
 const noInject = Options.boolean("no-inject").pipe(
-  Options.withDescription("Do not add the date/time and memory preamble to system prompts, nor the clock note to the newest user message (X-Easyai-Inject: on still forces them).")
+  Options.withDescription("Do not add the date/time and memory preamble to system prompts, nor the clock notes to user messages (X-Easyai-Inject: on still forces them).")
 )
 
 const webuiTitle = Options.text("webui-title").pipe(

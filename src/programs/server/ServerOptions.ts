@@ -32,7 +32,7 @@ export interface ServerOptions {
   readonly system?: string
   /** Texts appended after the base system prompt, in order. */
   readonly systemAppend?: ReadonlyArray<string>
-  /** Append the AUTHORITATIVE preamble (cutoff, memory) to the system prompt and the clock note to the newest user message. Default true; `X-Easyai-Inject` overrides per request. */
+  /** Append the AUTHORITATIVE preamble (cutoff, memory) to the system prompt and the clock notes to user messages. Default true; `X-Easyai-Inject` overrides per request. */
   readonly injectPreamble?: boolean
   /** The chat page at `/`: its title and placeholder. */
   readonly webui?: WebUiOptions

@@ -9,7 +9,7 @@
  * | sampling fields | applies them to this request; else the current preset |
  *
  * The AUTHORITATIVE preamble is appended to the system prompt that reaches
- * the model, and the current time to the newest user message, unless
+ * the model, and a clock note to each user message (the newest's is now), unless
  * `X-Easyai-Inject: off` says otherwise. The system prompt carries no time,
  * so it is byte-identical across the requests of a conversation and the
  * engine reuses the KV cache of every earlier turn.
@@ -119,7 +119,7 @@ const noPreamble: Partial<PreambleOptions> = {
 /**
  * The system prompt that reaches the model: the client's, or the server's
  * composed for this request's tools; then the preamble, which names no
- * time (the clock goes on the newest user message, see {@link turnEvents}).
+ * time (the clock goes on the user messages, see {@link conversation}).
  */
 const systemPrompt = (context: ChatContext, call: ChatCall, inject: Injection) =>
   Effect.gen(function*() {

@@ -1,24 +1,29 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Layer, TestClock } from "effect"
-import { Preamble, PreambleLive, SystemMessage, UserMessage } from "easyai"
+import { AssistantMessage, Preamble, PreambleLive, SystemMessage, UserMessage } from "easyai"
 import { memoryWithVocabulary } from "../../support/memory.js"
 
 const noon = Date.UTC(2026, 10, 21, 12, 0, 0)
 
 describe("PreambleLive", () => {
-  it.effect("stamps the current time on the newest user message of every turn, never in the preamble", () =>
+  it.effect("stamps each user message with the time it was sent, the same on every later turn, never in the preamble", () =>
     Effect.gen(function*() {
       const preamble = yield* Preamble
       yield* TestClock.setTime(noon)
       const before = yield* preamble.build()
-      const conversation = [new SystemMessage({ content: before }), new UserMessage({ content: "hi" })]
-      const first = yield* preamble.stamp(conversation)
+      const asked = [new SystemMessage({ content: before }), new UserMessage({ content: "hi" })]
+      const first = yield* preamble.stamp(asked)
       yield* TestClock.adjust("90 seconds")
-      const second = yield* preamble.stamp(conversation)
-      expect(first.at(-1)?.content).toBe("hi\n\nCurrent date and time: 2026-11-21 12:00:00 +0000 (UTC) (AUTHORITATIVE)")
-      expect(second.at(-1)?.content).toBe("hi\n\nCurrent date and time: 2026-11-21 12:01:30 +0000 (UTC) (AUTHORITATIVE)")
+      const next = [...asked, new AssistantMessage({ content: "hello" }), new UserMessage({ content: "and now?" })]
+      const second = yield* preamble.stamp(next)
+      expect(first.at(-1)?.content).toBe("hi\n\nSent: 2026-11-21 12:00:00 +0000 (UTC)")
+      expect(second.map((message) => message.content).slice(1)).toEqual([
+        "hi\n\nSent: 2026-11-21 12:00:00 +0000 (UTC)",
+        "hello",
+        "and now?\n\nSent: 2026-11-21 12:01:30 +0000 (UTC)"
+      ])
       expect(yield* preamble.build()).toBe(before)
-      expect(conversation[1]?.content).toBe("hi")
+      expect(asked[1]?.content).toBe("hi")
     }).pipe(Effect.provide(PreambleLive.layer({ timeZone: "UTC" }))))
 
   it.effect("stamps nothing when date injection is off", () =>

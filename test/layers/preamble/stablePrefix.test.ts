@@ -7,8 +7,9 @@
  * A real `Session` (on a scripted model, which records what it is asked)
  * holds a conversation at two clock times an hour apart; each turn's request
  * is rendered with the model's own chat wrapper, the way the engine renders
- * it. Everything before turn N's newest user message must be a byte prefix
- * of turn N+1's prompt: that is the part of the KV cache turn N+1 reuses.
+ * it. Turn N's prompt up to the end of its newest user message (with the
+ * clock note it was sent with) must be a byte prefix of turn N+1's prompt:
+ * that is the part of the KV cache turn N+1 reuses.
  */
 import { describe, expect, layer } from "@effect/vitest"
 import { mkdtempSync, writeFileSync } from "node:fs"
@@ -105,24 +106,27 @@ const converse = Effect.gen(function*() {
   }
 })
 
+/** A clock note as the preamble writes it: `Sent: 2026-11-23 09:00:00 +0000 (UTC)`. */
+const clock = /Sent: \d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} [+-]\d{4} \([^)\n]*\)/g
+
 const assertStable = (prompts: ReadonlyArray<string>, withTools: boolean) => {
   expect(prompts).toHaveLength(questions.length)
   for (let turn = 0; turn + 1 < prompts.length; turn++) {
     const current = prompts[turn] ?? ""
     const next = prompts[turn + 1] ?? ""
-    const newest = current.lastIndexOf(questions[turn] ?? "")
-    expect(newest).toBeGreaterThan(0)
-    const before = current.slice(0, newest)
-    // The clock moved: the two prompts tell different times, on their newest user messages only.
-    const clock = /Current date and time: [^\n]*\(AUTHORITATIVE\)/g
-    expect(current.slice(newest).match(clock)).toHaveLength(1)
-    expect(before.match(clock)).toBeNull()
-    expect(next.match(clock)).toHaveLength(1)
-    expect(next.match(clock)?.[0]).not.toBe(current.match(clock)?.[0])
-    // The system prompt, the tool schemas and every earlier turn: a byte prefix of the next turn's prompt.
-    expect(before).toContain("# AUTHORITATIVE DATE/TIME")
-    if (withTools) expect(before).toContain("datetime")
-    expect(next.startsWith(before)).toBe(true)
+    // Every user message carries the time it was sent, and the clock moved between turns.
+    const notes = current.match(clock) ?? []
+    expect(notes).toHaveLength(turn + 1)
+    expect(new Set(notes).size).toBe(turn + 1)
+    const newestNote = notes.at(-1) ?? ""
+    const noteAt = current.lastIndexOf(newestNote)
+    expect(noteAt).toBeGreaterThan(current.lastIndexOf(questions[turn] ?? ""))
+    // The system prompt, the tool schemas, every earlier turn and the newest
+    // user message with its note: a byte prefix of the next turn's prompt.
+    const kept = current.slice(0, noteAt + newestNote.length)
+    expect(kept).toContain("# AUTHORITATIVE DATE/TIME")
+    if (withTools) expect(kept).toContain("datetime")
+    expect(next.startsWith(kept)).toBe(true)
   }
 }
 
@@ -132,7 +136,7 @@ describe("the rendered prompt is byte-stable across the turns of a conversation"
   for (const model of models) {
     layer(EngineLive.layer(engineConfig(model, { contextSize: 4096 })), { timeout: 120_000 })(model.name, (it) => {
       for (const withTools of [true, false]) {
-        it.effect(`${withTools ? "with the default tools" : "without tools"}: turn N's prompt before its newest user message starts turn N+1's`, () =>
+        it.effect(`${withTools ? "with the default tools" : "without tools"}: turn N's prompt through its newest user message starts turn N+1's`, () =>
           Effect.gen(function*() {
             yield* converse
             const { prompts } = yield* renderedTurns

@@ -21,7 +21,7 @@ import { echo, named } from "../../support/tools.js"
 const builtins = ["datetime", "plan", "web_search", "web_fetch"]
 
 /** The clock note of a turn taken at the TestClock's start. */
-const epochNote = "Current date and time: 1970-01-01 00:00:00 +0000 (UTC) (AUTHORITATIVE)"
+const epochNote = "Sent: 1970-01-01 00:00:00 +0000 (UTC)"
 
 const requests = Effect.flatMap(Scripted.ScriptedChatModel, (recorder) => recorder.requests)
 
@@ -153,7 +153,7 @@ describe("Session", () => {
   })
 
   describe("chat", () => {
-    it.effect("tells the current time on every turn, on that turn's user message only, and keeps the prompt before it unchanged", () =>
+    it.effect("tells the time on every turn's user message, each keeping the time it was sent, so the prompt before the newest is unchanged", () =>
       Effect.gen(function*() {
         const session = yield* Session
         yield* TestClock.setTime(Date.UTC(2026, 10, 23, 9, 0, 0))
@@ -161,12 +161,12 @@ describe("Session", () => {
         yield* TestClock.adjust("1 hour")
         yield* session.chat("second")
         const [turn1, turn2] = (yield* requests).map((request) => request.messages.map((message) => message.content))
-        expect(turn1).toEqual([yield* session.system, "first\n\nCurrent date and time: 2026-11-23 09:00:00 +0000 (UTC) (AUTHORITATIVE)"])
+        expect(turn1).toEqual([yield* session.system, "first\n\nSent: 2026-11-23 09:00:00 +0000 (UTC)"])
         expect(turn2).toEqual([
           yield* session.system,
-          "first",
+          "first\n\nSent: 2026-11-23 09:00:00 +0000 (UTC)",
           "one",
-          "second\n\nCurrent date and time: 2026-11-23 10:00:00 +0000 (UTC) (AUTHORITATIVE)"
+          "second\n\nSent: 2026-11-23 10:00:00 +0000 (UTC)"
         ])
         expect((yield* session.history).map((message) => message.content)).toEqual(["first", "one", "second", "two"])
       }).pipe(Effect.provide(scriptedSession([Scripted.reply("one"), Scripted.reply("two")]))))
@@ -182,7 +182,11 @@ describe("Session", () => {
         yield* session.chat("again")
         const second = (yield* requests).at(-1)?.messages ?? []
         expect(second[0]).toBeInstanceOf(SystemMessage)
-        expect(second.slice(1)).toEqual([...history, new UserMessage({ content: `again\n\n${epochNote}` })])
+        expect(second.slice(1)).toEqual([
+          new UserMessage({ content: `roll\n\n${epochNote}` }),
+          ...history.slice(1),
+          new UserMessage({ content: `again\n\n${epochNote}` })
+        ])
       }).pipe(Effect.provide(scriptedSession(
         [Scripted.toolCall("echo", { text: "6" }), Scripted.reply("rolled"), Scripted.reply("ok")],
         { tools: [echo] }

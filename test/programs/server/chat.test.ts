@@ -68,7 +68,7 @@ describe("POST /v1/chat/completions", () => {
         expect(system?.startsWith("Be brief.\n\n# AUTHORITATIVE DATE/TIME")).toBe(true)
         expect(system).not.toContain("Old rule.")
         expect(system).not.toContain("You are Deep")
-        expect((yield* requests)[0]?.messages.at(-1)?.content).toMatch(/^hi\n\nCurrent date and time: .+ \(AUTHORITATIVE\)$/)
+        expect((yield* requests)[0]?.messages.at(-1)?.content).toMatch(/^hi\n\nSent: \d{4}-\d{2}-\d{2} [^\n]+$/)
       }).pipe(Effect.provide(scripted([ScriptedChatModel.reply("ok")]))))
 
     it.live("composes the server's own when the client sends none: base, tools, then the preamble", () =>
@@ -82,17 +82,17 @@ describe("POST /v1/chat/completions", () => {
         expect(system?.indexOf("- echo — ")).toBeLessThan(system?.indexOf("# AUTHORITATIVE DATE/TIME") ?? -1)
       }).pipe(Effect.provide(scripted([ScriptedChatModel.reply("ok")]))))
 
-    it.live("keeps the system prompt of a conversation byte-identical from one request to the next; the time goes on the newest user message", () =>
+    it.live("keeps the system prompt of a conversation byte-identical from one request to the next; each user message keeps the time it was sent", () =>
       Effect.gen(function*() {
         yield* chat({ messages: [user("first")] })
         yield* chat({ messages: [user("first"), { role: "assistant", content: "one" }, user("second")] })
         const [one, two] = yield* requests
         expect(two?.messages[0]?.content).toBe(one?.messages[0]?.content)
-        expect(one?.messages[0]?.content).not.toMatch(/Current date and time: \d/)
+        expect(one?.messages[0]?.content).not.toMatch(/Sent: \d/)
         expect(two?.messages.slice(1).map((message) => message.content)).toEqual([
-          "first",
+          one?.messages.at(-1)?.content,
           "one",
-          expect.stringMatching(/^second\n\nCurrent date and time: .+ \(AUTHORITATIVE\)$/)
+          expect.stringMatching(/^second\n\nSent: \d{4}-\d{2}-\d{2} [^\n]+$/)
         ])
       }).pipe(Effect.provide(scripted([ScriptedChatModel.reply("one"), ScriptedChatModel.reply("two")]))))
 
