@@ -3,27 +3,34 @@
  * default settings: turns at least `--gap` ms apart (1.1 s by default), each
  * request carrying the whole history, streamed.
  *
- *   npm run bench:conversation -- [model.gguf …] [--turns=10] [--gap=1100] [--reply=32]
- *                                 [--threads=1] [--ctx=N] [--tools=both|on|off] [--no-tools]
+ *   npm run bench:conversation -- [model.gguf …] [--turns=10] [--gap=1100] [--words=12] [--reply=32]
+ *                                 [--runs=3] [--threads=1] [--ctx=N] [--fallback-ctx=8192]
+ *                                 [--tools=both|on|off] [--no-tools]
  *
  * Without a model path it runs every test model (`test/support/models.ts`:
  * the generated tiny model and `../shared/models/*.gguf`). For each model
- * and each toolbelt (the default tools, and `--no-tools`):
- *
- * 1. the conversation with the default per-request preamble, on a fresh server;
- * 2. the same messages (the user turns and the replies of run 1) sent with
- *    `X-Easyai-Inject: off`, on another fresh server: the baseline.
+ * and each toolbelt (the default tools, and `--no-tools`), two servers run
+ * side by side: one with its default per-request preamble, and the baseline,
+ * asked the same messages with `X-Easyai-Inject: off`. Each turn goes to the
+ * first, then, with the first's reply in the history, to the baseline, so
+ * both hold the same conversation and any drift of the machine hits both.
+ * A user turn is a sentence of `--words` words (12 by default: a chat
+ * message as people type them), different each turn.
  *
  * Per turn: the time to first token (the first content or reasoning delta,
  * else the end of the answer) and the share of the prompt that came from the
  * KV cache (`timings.cache_n` ÷ (`cache_n` + `prompt_n`), as the server
- * reports them). The summary gives the TTFT default ÷ baseline of the last
- * turn both answered (the last turn, unless the context filled up first).
- * `--threads` is passed to the server (1 by default, as the anchors), and
- * `--ctx` when given (the default tools' catalogue may not fit a small
- * model's default context); no other setting is, and no settings file is
- * read (HOME is a fresh temporary folder). A turn the server refuses ends
- * that conversation, and its error is reported.
+ * reports them). The conversation is held `--runs` times on fresh servers;
+ * the summary gives the median time to first token of the last turn both
+ * answered in every run, default ÷ baseline, and the lowest cached share
+ * from turn 2 on.
+ *
+ * `--threads` is passed to the servers (1 by default, as the anchors), and
+ * `--ctx` when given; no other setting is, and no settings file is read
+ * (HOME is a fresh temporary folder). When a model's default context cannot
+ * hold the first turn (the default tools' schemas on a model with a tiny
+ * vocabulary), the run says so and is held again with `--ctx=<fallback-ctx>`.
+ * A turn a server refuses ends that run, and its error is reported.
  *
  * Progress lines start with "# "; the last line is one JSON object.
  */
@@ -37,15 +44,18 @@ import { createInterface } from "node:readline"
 import { fileURLToPath } from "node:url"
 import { testModels } from "../test/support/models.js"
 import { commandLine } from "./args.js"
-import { field, log, round2 } from "./stats.js"
+import { field, log, median, round2 } from "./stats.js"
 
 // ---------- options ----------
 const cli = commandLine()
 const turns = Math.max(1, Number(cli.option("turns", "10")))
 const gapMillis = Math.max(0, Number(cli.option("gap", "1100")))
+const wordsPerTurn = Math.max(1, Number(cli.option("words", "12")))
 const replyTokens = Math.max(1, Number(cli.option("reply", "32")))
+const runs = Math.max(1, Number(cli.option("runs", "3")))
 const threads = cli.option("threads", "1")
 const contextSize = cli.option("ctx", "")
+const fallbackContext = cli.option("fallback-ctx", "8192")
 const toolsOption = cli.flag("no-tools") ? "off" : cli.option("tools", "both")
 const toolbelts: ReadonlyArray<boolean> = toolsOption === "on" ? [true] : toolsOption === "off" ? [false] : [true, false]
 const models = cli.positional.length > 0
@@ -57,9 +67,9 @@ const WORDS = ("the little dog ran to the park and found a red ball under the bi
   "lily came by with her mom they played together all day and the sun was warm and bright so everyone " +
   "was happy until it started to rain and they went home to eat soup and bread").split(" ")
 
-/** The user's turn `turn` (0-based): a sentence of about forty words, different each turn. */
+/** The user's turn `turn` (0-based): a sentence of `--words` words, different each turn. */
 const userTurn = (turn: number): string =>
-  `Turn ${turn + 1}: ${Array.from({ length: 40 }, (_, i) => WORDS[(turn * 7 + i) % WORDS.length]).join(" ")}.`
+  `Turn ${turn + 1}: ${Array.from({ length: wordsPerTurn }, (_, i) => WORDS[(turn * 7 + i) % WORDS.length]).join(" ")}.`
 
 // ---------- the server ----------
 
@@ -70,14 +80,14 @@ interface Served {
 
 const banner = /^easyai serve · (http:\/\/127\.0\.0\.1:\d+)$/
 
-/** `easyai serve --model <file> --port 0 --threads <n> [--no-tools]`, once its banner names its URL. */
-const startServe = (modelPath: string, tools: boolean) =>
+/** `easyai serve --model <file> --port 0 --threads <n> [--ctx <n>] [--no-tools]`, once its banner names its URL. */
+const startServe = (modelPath: string, tools: boolean, context: string) =>
   Effect.acquireRelease(
     Effect.async<Served, Error>((resume) => {
       const home = mkdtempSync(path.join(tmpdir(), "easyai-bench-home-"))
       const args = [
         ...["--import", "tsx", "src/programs/cli/main.ts", "serve", "--model", modelPath, "--port", "0", "--threads", threads],
-        ...(contextSize === "" ? [] : ["--ctx", contextSize]),
+        ...(context === "" ? [] : ["--ctx", context]),
         ...(tools ? [] : ["--no-tools"])
       ]
       const child = spawn(process.execPath, args, {
@@ -191,113 +201,152 @@ const sendTurn = (url: string, messages: ReadonlyArray<Message>, inject: boolean
     catch: (cause) => new Error(`turn ${turn + 1} failed: ${cause instanceof Error ? cause.message : String(cause)}`)
   })
 
-// ---------- a conversation ----------
+// ---------- a conversation, side by side ----------
+
+/** One turn on both servers; `baseline` is absent when the default server refused the turn. */
+interface Pair {
+  readonly ours: Turn
+  readonly baseline?: Turn
+}
 
 /**
- * Runs the turns on a fresh server. With `replies`, each turn's history
- * carries those replies (the same messages as the run that produced them);
- * without, the replies the server gives. Stops after `count` turns, or at
- * the first turn the server refuses.
+ * Holds the conversation once, on two fresh servers side by side. Stops
+ * after `turns` turns, or at the first turn either server refuses.
  */
-const converse = (modelPath: string, tools: boolean, inject: boolean, count: number, replies?: ReadonlyArray<string>) =>
+const converse = (modelPath: string, tools: boolean, context: string) =>
   Effect.scoped(Effect.gen(function*() {
-    const { url } = yield* startServe(modelPath, tools)
+    const ours = yield* startServe(modelPath, tools, context)
+    const baseline = yield* startServe(modelPath, tools, context)
     const history: Array<Message> = []
-    const done: Array<Turn> = []
-    for (let turn = 0; turn < count; turn++) {
+    const pairs: Array<Pair> = []
+    for (let turn = 0; turn < turns; turn++) {
       // Paced like a person: the next message comes at least `gap` after the reply.
       if (turn > 0) yield* Effect.sleep(gapMillis)
       history.push({ role: "user", content: userTurn(turn) })
-      const result = yield* sendTurn(url, history, inject, turn)
-      done.push(result)
+      const mine = yield* sendTurn(ours.url, history, true, turn)
+      if (mine.error !== undefined) {
+        pairs.push({ ours: mine })
+        log(`  turn ${turn + 1}: refused: ${mine.error}`)
+        break
+      }
+      const theirs = yield* sendTurn(baseline.url, history, false, turn)
+      pairs.push({ ours: mine, baseline: theirs })
       log(
-        `  ${inject ? "default" : "inject off"} turn ${turn + 1}: TTFT ${round2(result.ttftMs)} ms, ` +
-          `cached ${result.cachedTokens}/${result.cachedTokens + result.evaluatedTokens} (${round2(result.cachedShare * 100)}%)` +
-          (result.error === undefined ? "" : `, error ${result.error}`)
+        `  turn ${turn + 1}: TTFT ${round2(mine.ttftMs)} ms ÷ ${round2(theirs.ttftMs)} ms, ` +
+          `cached ${mine.cachedTokens}/${mine.cachedTokens + mine.evaluatedTokens} (${round2(mine.cachedShare * 100)}%) ` +
+          `vs ${theirs.cachedTokens}/${theirs.cachedTokens + theirs.evaluatedTokens}` +
+          (theirs.error === undefined ? "" : `, baseline refused: ${theirs.error}`)
       )
-      if (result.error !== undefined) break
-      history.push({ role: "assistant", content: replies?.[turn] ?? result.reply })
+      if (theirs.error !== undefined) break
+      history.push({ role: "assistant", content: mine.reply })
     }
-    return done
+    return pairs
   }))
 
-const row = (result: Turn) => ({
-  turn: result.turn + 1,
-  ttftMs: round2(result.ttftMs),
-  totalMs: round2(result.totalMs),
-  cachedTokens: result.cachedTokens,
-  promptTokens: result.cachedTokens + result.evaluatedTokens,
-  cachedShare: round2(result.cachedShare),
-  ...(result.error === undefined ? {} : { error: result.error })
-})
+/** The turns both servers answered. */
+const answered = (pairs: ReadonlyArray<Pair>) =>
+  pairs.flatMap((pair) =>
+    pair.ours.error === undefined && pair.baseline !== undefined && pair.baseline.error === undefined
+      ? [{ ours: pair.ours, baseline: pair.baseline }]
+      : []
+  )
+
+const refusal = (pairs: ReadonlyArray<Pair>): string | undefined => {
+  for (const { baseline, ours } of pairs) {
+    const error = ours.error ?? baseline?.error
+    if (error !== undefined) return `turn ${ours.turn + 1}: ${error}`
+  }
+  return undefined
+}
+
+/** A context overflow on the first turn: the model's default context cannot hold the prompt. */
+const overflowedAtOnce = (pairs: ReadonlyArray<Pair>) =>
+  pairs.length === 1 && pairs[0]?.ours.error?.includes("context_length_exceeded") === true
 
 // ---------- the run ----------
 
 const program = Effect.gen(function*() {
-  log(`turns ${turns}, gap ${gapMillis} ms, reply ≤ ${replyTokens} tokens, threads ${threads}, ctx ${contextSize === "" ? "default" : contextSize}, models ${models.map((m) => m.name).join(", ")}`)
-  const results: Array<{
-    readonly model: string
-    readonly tools: boolean
-    /** The last turn both conversations answered (1-based; 0 when none). */
-    readonly lastTurn: number
-    readonly lastTurnTtftDefaultMs: number
-    readonly lastTurnTtftOffMs: number
-    readonly lastTurnTtftDefaultOverOff: number
-    readonly minCachedShareFromTurn2: number
-    readonly default: ReadonlyArray<ReturnType<typeof row>>
-    readonly injectOff: ReadonlyArray<ReturnType<typeof row>>
-  }> = []
+  log(
+    `turns ${turns}, gap ${gapMillis} ms, ${wordsPerTurn} words a turn, reply ≤ ${replyTokens} tokens, ${runs} runs, ` +
+      `threads ${threads}, ctx ${contextSize === "" ? "default" : contextSize}, models ${models.map((m) => m.name).join(", ")}`
+  )
+  const results: Array<Record<string, unknown>> = []
+  const table: Array<string> = []
   for (const model of models) {
     for (const tools of toolbelts) {
-      log(`${model.name}, ${tools ? "default tools" : "--no-tools"}`)
-      const ours = yield* converse(model.path, tools, true, turns)
-      // The same messages, as far as the default conversation got: a refused turn has no reply to send on.
-      const answeredOurs = ours.filter((turn) => turn.error === undefined)
-      const baseline = answeredOurs.length === 0
-        ? []
-        : yield* converse(model.path, tools, false, answeredOurs.length, answeredOurs.map((turn) => turn.reply))
-      // A ratio only between two answered turns: a refusal's time says nothing about the cache.
-      const answeredBase = baseline.filter((turn) => turn.error === undefined)
-      const common = Math.min(answeredOurs.length, answeredBase.length)
-      const lastOurs = answeredOurs[common - 1]
-      const lastBase = answeredBase[common - 1]
-      const lastOverBaseline = lastOurs !== undefined && lastBase !== undefined ? round2(lastOurs.ttftMs / lastBase.ttftMs) : Number.NaN
-      const fromTurn2 = answeredOurs.slice(1).map((turn) => turn.cachedShare)
-      const minShare = fromTurn2.length === 0 ? Number.NaN : round2(Math.min(...fromTurn2))
-      log(
-        `${model.name}, ${tools ? "default tools" : "--no-tools"}: turn ${common} TTFT default ÷ inject off ${lastOverBaseline}; ` +
-          `lowest cached share from turn 2 ${minShare}`
+      const label = `${model.name}, ${tools ? "default tools" : "--no-tools"}`
+      let context = contextSize
+      let note = ""
+      const held: Array<ReadonlyArray<Pair>> = []
+      for (let run = 0; run < runs; run++) {
+        log(`${label}, run ${run + 1}${context === "" ? "" : `, --ctx ${context}`}`)
+        let pairs = yield* converse(model.path, tools, context)
+        if (run === 0 && context === "" && overflowedAtOnce(pairs)) {
+          note = `the default context refused turn 1 (${pairs[0]?.ours.error?.slice(0, 160)}); held with --ctx ${fallbackContext}`
+          log(`${label}: ${note}`)
+          context = fallbackContext
+          pairs = yield* converse(model.path, tools, context)
+        }
+        held.push(pairs)
+      }
+      // The last turn every run answered on both servers, and the medians over the runs.
+      const answeredRuns = held.map(answered)
+      const lastTurn = Math.min(...answeredRuns.map((pairs) => pairs.length))
+      const at = (turn: number) => answeredRuns.map((pairs) => pairs[turn]).flatMap((pair) => (pair === undefined ? [] : [pair]))
+      const perTurn = Array.from({ length: lastTurn }, (_, turn) => {
+        const pairs = at(turn)
+        const ours = median(pairs.map((pair) => pair.ours.ttftMs))
+        const baseline = median(pairs.map((pair) => pair.baseline.ttftMs))
+        return {
+          turn: turn + 1,
+          ttftMs: round2(ours),
+          baselineTtftMs: round2(baseline),
+          ttftRatio: round2(ours / baseline),
+          cachedShare: round2(Math.min(...pairs.map((pair) => pair.ours.cachedShare))),
+          baselineCachedShare: round2(Math.min(...pairs.map((pair) => pair.baseline.cachedShare))),
+          promptTokens: pairs[0] === undefined ? 0 : pairs[0].ours.cachedTokens + pairs[0].ours.evaluatedTokens,
+          evaluatedTokens: pairs[0]?.ours.evaluatedTokens ?? 0,
+          baselineEvaluatedTokens: pairs[0]?.baseline.evaluatedTokens ?? 0
+        }
+      })
+      const last = perTurn.at(-1)
+      const fromTurn2 = perTurn.slice(1).map((turn) => turn.cachedShare)
+      const minShare = fromTurn2.length === 0 ? Number.NaN : Math.min(...fromTurn2)
+      const refused = held.map(refusal).find((error) => error !== undefined)
+      log(`${label}: turn ${lastTurn} TTFT default ÷ inject off ${last?.ttftRatio ?? Number.NaN}; lowest cached share from turn 2 ${minShare}`)
+      table.push(
+        `${model.name} | ${tools ? "default" : "none"} | ${context === "" ? "default" : context} | ${lastTurn} | ` +
+          `${last?.ttftMs ?? Number.NaN} | ${last?.baselineTtftMs ?? Number.NaN} | ${last?.ttftRatio ?? Number.NaN} | ` +
+          `${minShare} | ${last === undefined ? "-" : `${last.evaluatedTokens}/${last.baselineEvaluatedTokens}`} | ` +
+          `${refused === undefined ? "-" : refused.slice(0, 90)}`
       )
       results.push({
         model: model.name,
         tools,
-        lastTurn: common,
-        lastTurnTtftDefaultMs: round2(lastOurs?.ttftMs ?? Number.NaN),
-        lastTurnTtftOffMs: round2(lastBase?.ttftMs ?? Number.NaN),
-        lastTurnTtftDefaultOverOff: lastOverBaseline,
+        contextSize: context === "" ? "default" : Number(context),
+        ...(note === "" ? {} : { note }),
+        lastTurn,
+        lastTurnTtftRatio: last?.ttftRatio ?? Number.NaN,
         minCachedShareFromTurn2: minShare,
-        default: ours.map(row),
-        injectOff: baseline.map(row)
+        ...(refused === undefined ? {} : { refused }),
+        turns: perTurn
       })
     }
   }
   console.log("")
-  console.log("model | tools | last turn both answered | its TTFT default ms | its TTFT off ms | default÷off | min cached share from turn 2 | refused")
-  for (const result of results) {
-    const refused = [...result.default, ...result.injectOff].find((turn) => turn.error !== undefined)
-    console.log(
-      `${result.model} | ${result.tools ? "default" : "none"} | ${result.lastTurn} | ${result.lastTurnTtftDefaultMs} | ` +
-        `${result.lastTurnTtftOffMs} | ${result.lastTurnTtftDefaultOverOff} | ${result.minCachedShareFromTurn2} | ` +
-        `${refused === undefined ? "-" : `turn ${refused.turn}: ${refused.error?.slice(0, 90)}`}`
-    )
-  }
+  console.log(
+    "model | tools | ctx | last turn answered | its median TTFT default ms | inject off ms | default÷off | " +
+      "min cached share from turn 2 | last turn evaluated default/off | refused"
+  )
+  for (const line of table) console.log(line)
   console.log(JSON.stringify({
     bench: "easyai-conversation",
     turns,
     gapMillis,
+    wordsPerTurn,
     replyTokens,
+    runs,
     threads: Number(threads),
-    contextSize: contextSize === "" ? "default" : Number(contextSize),
     results
   }))
 })

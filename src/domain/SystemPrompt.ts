@@ -6,8 +6,8 @@
  *   base → tool addenda → operator appends → dynamic preamble → tools catalogue
  *
  * The system prompt holds nothing that changes from one request to the next:
- * the time is a one-line clock note at the end of each user message, the
- * time it was sent ({@link withClockNotes}), so the system prompt, the tool
+ * the time is a one-line clock note at the end of a user message, the time
+ * it was sent ({@link withClockNotes}), so the system prompt, the tool
  * schemas a chat template renders with it and every earlier turn stay
  * byte-identical across a conversation and a local model reuses their KV
  * cache. Of what remains,
@@ -37,7 +37,7 @@ export const memoryVocabularyCap = 40
 export const builtinSystemPrompt = `You are Deep, an expert systems engineer and a careful, direct assistant.
 
 Work in a loop: TIME -> THINK -> PLAN -> EXECUTE -> VERIFY.
-- TIME: when the answer depends on "now", "today" or recent events, establish the current date first (the "Sent:" line at the end of the newest user message when present, else the datetime tool).
+- TIME: when the answer depends on "now", "today" or recent events, establish the current date first (the newest "Sent:" line of the conversation when present, else the datetime tool).
 - THINK: work out what is really being asked and what you need to know to answer it.
 - PLAN: for multi-step work, pick one viable approach and carry it through; do not stop at a list of options or a draft.
 - EXECUTE: act with your tools instead of guessing; when you say you will use a tool, call it in the same turn.
@@ -75,9 +75,14 @@ export interface PreambleOptions {
 
 /**
  * Formats an instant as `%Y-%m-%d %H:%M:%S %z (%Z)` in `timeZone` (the
- * machine's zone by default), e.g. `2026-04-26 23:14:08 -0300 (GMT-3)`.
+ * machine's zone by default), e.g. `2026-04-26 23:14:08 -0300 (GMT-3)`;
+ * to the `"minute"`, `%Y-%m-%d %H:%M %z (%Z)`.
  */
-export const formatTimestamp = (epochMillis: number, timeZone?: string): string => {
+export const formatTimestamp = (
+  epochMillis: number,
+  timeZone?: string,
+  precision: "second" | "minute" = "second"
+): string => {
   const date = new Date(epochMillis)
   const zone = timeZone === undefined ? {} : { timeZone }
   const part = (parts: ReadonlyArray<Intl.DateTimeFormatPart>, type: Intl.DateTimeFormatPartTypes): string =>
@@ -101,7 +106,8 @@ export const formatTimestamp = (epochMillis: number, timeZone?: string): string 
     "timeZoneName"
   )
   return `${part(fields, "year")}-${part(fields, "month")}-${part(fields, "day")} ` +
-    `${part(fields, "hour")}:${part(fields, "minute")}:${part(fields, "second")} ${offset} (${abbreviation})`
+    `${part(fields, "hour")}:${part(fields, "minute")}${precision === "second" ? `:${part(fields, "second")}` : ""} ` +
+    `${offset} (${abbreviation})`
 }
 
 /**
@@ -109,15 +115,18 @@ export const formatTimestamp = (epochMillis: number, timeZone?: string): string 
  * use it. It names no time itself, so it never changes.
  */
 export const dateTimeBlock = `# AUTHORITATIVE DATE/TIME (do not ignore, do not second-guess)
-Each user message ends with a line "Sent: <date and time>"; the newest one's is now.
+A user message ends with a line "Sent: <date and time>" when the clock moved since the last one; the newest is now.
 Trust it over any training-data intuition about "today".
 Compute ages, durations, deadlines and "how long ago" from it.`
 
 /**
- * The clock note of one user message, e.g. `Sent: 2026-04-26 23:14:08 -0300 (GMT-3)`:
- * a few tokens, since every turn's prompt evaluates one.
+ * The clock note of one user message, to the minute, e.g.
+ * `Sent: 2026-04-26 23:14 -0300 (GMT-3)`: a few tokens, since the turn that
+ * carries one evaluates it, and a minute is as fine as a conversation needs
+ * (the datetime tool tells seconds).
  */
-export const clockNote = (timestamp: string): string => `Sent: ${timestamp}`
+export const clockNote = (epochMillis: number, timeZone?: string): string =>
+  `Sent: ${formatTimestamp(epochMillis, timeZone, "minute")}`
 
 /**
  * The conversation as the model sees it: each user message for which

@@ -9,7 +9,6 @@ import {
   composeSystemPrompt,
   defaultKnowledgeCutoff,
   dynamicPreamble,
-  formatTimestamp,
   type PreambleOptions
 } from "../../domain/SystemPrompt.js"
 import { MemoryStore } from "../../services/MemoryStore.js"
@@ -43,7 +42,7 @@ const make = (memory: Option.Option<MemoryStore["Type"]>, options: Partial<Pream
     stamp: (messages, overrides = {}) => {
       const resolved = { ...defaults, ...overrides }
       return resolved.injectDateTime
-        ? Effect.map(Clock.currentTimeMillis, (now) => notes.stamp(messages, clockNote(formatTimestamp(now, resolved.timeZone))))
+        ? Effect.map(Clock.currentTimeMillis, (now) => notes.stamp(messages, clockNote(now, resolved.timeZone)))
         : Effect.succeed(messages)
     }
   }

@@ -4,6 +4,10 @@
  * that conversation renders the message with the same note and the prompt
  * stays byte-identical up to its newest turn.
  *
+ * A message sent in the same minute as the conversation's last note gets
+ * none: the last note still tells the time, and a quick exchange does not
+ * pay a note's tokens on every turn.
+ *
  * Clients send their history without notes (they never see them), so the
  * notes are keyed by what identifies a user message in its conversation:
  * a digest of every message up to and including it. The memory is bounded;
@@ -24,9 +28,10 @@ export const clockNotesCapacity = 4096
 export interface ClockNotes {
   /**
    * The conversation with its notes. The newest user message gets `fresh`
-   * when it is the last message (a new turn, or a turn asked again), and
-   * keeps its note while the turn goes on (followed by tool calls and
-   * results); every earlier user message gets the note it was sent with.
+   * when it is the last message (a new turn, or a turn asked again) unless
+   * an earlier message already says `fresh`, and keeps what it got while
+   * the turn goes on (followed by tool calls and results); every earlier
+   * user message gets the note it was sent with, or none.
    */
   readonly stamp: (messages: ReadonlyArray<ChatMessage>, fresh: string) => ReadonlyArray<ChatMessage>
 }
@@ -36,6 +41,9 @@ const feed = (digest: Hash, message: ChatMessage): void => {
   digest.update(JSON.stringify(message))
   digest.update("\u0000")
 }
+
+/** What is remembered of a message sent without a note. */
+const noNote = ""
 
 /** A bounded memory of clock notes, least recently used first out. */
 export const makeClockNotes = (capacity: number = clockNotesCapacity): ClockNotes => {
@@ -63,18 +71,16 @@ export const makeClockNotes = (capacity: number = clockNotesCapacity): ClockNote
       const newest = Option.getOrElse(Arr.findLastIndex(messages, (message) => message._tag === "UserMessage"), () => -1)
       const digest = createHash("sha256")
       const noteAt = new Map<number, string | undefined>()
+      let latest: string | undefined
       messages.forEach((message, index) => {
         feed(digest, message)
         if (message._tag !== "UserMessage") return
         const key = digest.copy().digest("base64")
-        noteAt.set(
-          index,
-          index !== newest
-            ? recall(key)
-            : index === messages.length - 1
-            ? remember(key, fresh)
-            : recall(key) ?? remember(key, fresh)
-        )
+        // Asked now: no note when the clock still reads what the conversation's last note says.
+        const ask = () => remember(key, latest === fresh ? noNote : fresh)
+        const note = index !== newest ? recall(key) : index === messages.length - 1 ? ask() : recall(key) ?? ask()
+        noteAt.set(index, note)
+        if (note !== undefined && note !== noNote) latest = note
       })
       return withClockNotes(messages, (index) => noteAt.get(index))
     }

@@ -16,14 +16,38 @@ describe("PreambleLive", () => {
       yield* TestClock.adjust("90 seconds")
       const next = [...asked, new AssistantMessage({ content: "hello" }), new UserMessage({ content: "and now?" })]
       const second = yield* preamble.stamp(next)
-      expect(first.at(-1)?.content).toBe("hi\n\nSent: 2026-11-21 12:00:00 +0000 (UTC)")
+      expect(first.at(-1)?.content).toBe("hi\n\nSent: 2026-11-21 12:00 +0000 (UTC)")
       expect(second.map((message) => message.content).slice(1)).toEqual([
-        "hi\n\nSent: 2026-11-21 12:00:00 +0000 (UTC)",
+        "hi\n\nSent: 2026-11-21 12:00 +0000 (UTC)",
         "hello",
-        "and now?\n\nSent: 2026-11-21 12:01:30 +0000 (UTC)"
+        "and now?\n\nSent: 2026-11-21 12:01 +0000 (UTC)"
       ])
       expect(yield* preamble.build()).toBe(before)
       expect(asked[1]?.content).toBe("hi")
+    }).pipe(Effect.provide(PreambleLive.layer({ timeZone: "UTC" }))))
+
+  it.effect("sends no second note within the minute of the conversation's last one", () =>
+    Effect.gen(function*() {
+      const preamble = yield* Preamble
+      yield* TestClock.setTime(noon)
+      const asked = [new SystemMessage({ content: "S" }), new UserMessage({ content: "hi" })]
+      yield* preamble.stamp(asked)
+      yield* TestClock.adjust("40 seconds")
+      const quick = [...asked, new AssistantMessage({ content: "hello" }), new UserMessage({ content: "quick" })]
+      expect((yield* preamble.stamp(quick)).map((message) => message.content).slice(1)).toEqual([
+        "hi\n\nSent: 2026-11-21 12:00 +0000 (UTC)",
+        "hello",
+        "quick"
+      ])
+      yield* TestClock.adjust("30 seconds")
+      const later = [...quick, new AssistantMessage({ content: "yes" }), new UserMessage({ content: "later" })]
+      expect((yield* preamble.stamp(later)).map((message) => message.content).slice(1)).toEqual([
+        "hi\n\nSent: 2026-11-21 12:00 +0000 (UTC)",
+        "hello",
+        "quick",
+        "yes",
+        "later\n\nSent: 2026-11-21 12:01 +0000 (UTC)"
+      ])
     }).pipe(Effect.provide(PreambleLive.layer({ timeZone: "UTC" }))))
 
   it.effect("stamps nothing when date injection is off", () =>

@@ -45,4 +45,13 @@ describe("clock notes", () => {
     expect(contents(notes.stamp(next, "t4"))).toEqual(["S", "a", "A", "b\n\nt4"])
     expect(contents(notes.stamp([...next, assistant("B"), user("c")], "t5"))).toEqual(["S", "a", "A", "b\n\nt4", "B", "c\n\nt5"])
   })
+
+  it("gives no note to a message asked while the clock says what the last note said, and remembers that", () => {
+    const notes = makeClockNotes()
+    notes.stamp([system, user("a")], "t1")
+    const quick = [system, user("a"), assistant("A"), user("b")]
+    expect(contents(notes.stamp(quick, "t1"))).toEqual(["S", "a\n\nt1", "A", "b"])
+    const later = [...quick, assistant("B"), user("c")]
+    expect(contents(notes.stamp(later, "t2"))).toEqual(["S", "a\n\nt1", "A", "b", "B", "c\n\nt2"])
+  })
 })

@@ -21,7 +21,7 @@ import { echo, named } from "../../support/tools.js"
 const builtins = ["datetime", "plan", "web_search", "web_fetch"]
 
 /** The clock note of a turn taken at the TestClock's start. */
-const epochNote = "Sent: 1970-01-01 00:00:00 +0000 (UTC)"
+const epochNote = "Sent: 1970-01-01 00:00 +0000 (UTC)"
 
 const requests = Effect.flatMap(Scripted.ScriptedChatModel, (recorder) => recorder.requests)
 
@@ -161,12 +161,12 @@ describe("Session", () => {
         yield* TestClock.adjust("1 hour")
         yield* session.chat("second")
         const [turn1, turn2] = (yield* requests).map((request) => request.messages.map((message) => message.content))
-        expect(turn1).toEqual([yield* session.system, "first\n\nSent: 2026-11-23 09:00:00 +0000 (UTC)"])
+        expect(turn1).toEqual([yield* session.system, "first\n\nSent: 2026-11-23 09:00 +0000 (UTC)"])
         expect(turn2).toEqual([
           yield* session.system,
-          "first\n\nSent: 2026-11-23 09:00:00 +0000 (UTC)",
+          "first\n\nSent: 2026-11-23 09:00 +0000 (UTC)",
           "one",
-          "second\n\nSent: 2026-11-23 10:00:00 +0000 (UTC)"
+          "second\n\nSent: 2026-11-23 10:00 +0000 (UTC)"
         ])
         expect((yield* session.history).map((message) => message.content)).toEqual(["first", "one", "second", "two"])
       }).pipe(Effect.provide(scriptedSession([Scripted.reply("one"), Scripted.reply("two")]))))
@@ -185,7 +185,8 @@ describe("Session", () => {
         expect(second.slice(1)).toEqual([
           new UserMessage({ content: `roll\n\n${epochNote}` }),
           ...history.slice(1),
-          new UserMessage({ content: `again\n\n${epochNote}` })
+          // Asked in the same minute as "roll": its note still tells the time.
+          new UserMessage({ content: "again" })
         ])
       }).pipe(Effect.provide(scriptedSession(
         [Scripted.toolCall("echo", { text: "6" }), Scripted.reply("rolled"), Scripted.reply("ok")],

@@ -89,11 +89,10 @@ describe("POST /v1/chat/completions", () => {
         const [one, two] = yield* requests
         expect(two?.messages[0]?.content).toBe(one?.messages[0]?.content)
         expect(one?.messages[0]?.content).not.toMatch(/Sent: \d/)
-        expect(two?.messages.slice(1).map((message) => message.content)).toEqual([
-          one?.messages.at(-1)?.content,
-          "one",
-          expect.stringMatching(/^second\n\nSent: \d{4}-\d{2}-\d{2} [^\n]+$/)
-        ])
+        // The first message as it was first sent, note included; the second's note (or none, within
+        // the same minute) is the preamble's to decide, under a clock this test does not control.
+        expect(two?.messages.slice(1, 3).map((message) => message.content)).toEqual([one?.messages.at(-1)?.content, "one"])
+        expect(withoutClock(two?.messages.at(-1)?.content ?? "")).toBe("second")
       }).pipe(Effect.provide(scripted([ScriptedChatModel.reply("one"), ScriptedChatModel.reply("two")]))))
 
     it.live("X-Easyai-Inject: off leaves the client's system message exactly as sent", () =>

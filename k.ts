@@ -1,0 +1,3 @@
+import { Effect } from "effect"
+import { ToolRegistry } from "easyai"
+import { defaultToolsLayer } from "./src/layers/tools/defaults.js"
