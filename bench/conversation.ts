@@ -22,8 +22,9 @@
  * KV cache (`timings.cache_n` ÷ (`cache_n` + `prompt_n`), as the server
  * reports them). The conversation is held `--runs` times on fresh servers;
  * the summary gives the median time to first token of the last turn both
- * answered in every run, default ÷ baseline, and the lowest cached share
- * from turn 2 on.
+ * answered in every run, default ÷ baseline, the median of that ratio over
+ * every turn from 2 on in every run (steadier on a busy machine), and the
+ * lowest cached share from turn 2 on.
  *
  * `--threads` is passed to the servers (1 by default, as the anchors), and
  * `--ctx` when given; no other setting is, and no settings file is read
@@ -312,11 +313,14 @@ const program = Effect.gen(function*() {
       const last = perTurn.at(-1)
       const fromTurn2 = perTurn.slice(1).map((turn) => turn.cachedShare)
       const minShare = fromTurn2.length === 0 ? Number.NaN : Math.min(...fromTurn2)
+      // Every turn from 2 on, every run: one turn's ratio is at the mercy of the machine's other work.
+      const laterRatios = answeredRuns.flatMap((pairs) => pairs.slice(1, lastTurn).map((pair) => pair.ours.ttftMs / pair.baseline.ttftMs))
+      const medianLaterRatio = round2(median(laterRatios))
       const refused = held.map(refusal).find((error) => error !== undefined)
       log(`${label}: turn ${lastTurn} TTFT default ÷ inject off ${last?.ttftRatio ?? Number.NaN}; lowest cached share from turn 2 ${minShare}`)
       table.push(
         `${model.name} | ${tools ? "default" : "none"} | ${context === "" ? "default" : context} | ${lastTurn} | ` +
-          `${last?.ttftMs ?? Number.NaN} | ${last?.baselineTtftMs ?? Number.NaN} | ${last?.ttftRatio ?? Number.NaN} | ` +
+          `${last?.ttftMs ?? Number.NaN} | ${last?.baselineTtftMs ?? Number.NaN} | ${last?.ttftRatio ?? Number.NaN} | ${medianLaterRatio} | ` +
           `${minShare} | ${last === undefined ? "-" : `${last.evaluatedTokens}/${last.baselineEvaluatedTokens}`} | ` +
           `${refused === undefined ? "-" : refused.slice(0, 90)}`
       )
@@ -327,6 +331,7 @@ const program = Effect.gen(function*() {
         ...(note === "" ? {} : { note }),
         lastTurn,
         lastTurnTtftRatio: last?.ttftRatio ?? Number.NaN,
+        medianTtftRatioFromTurn2: medianLaterRatio,
         minCachedShareFromTurn2: minShare,
         ...(refused === undefined ? {} : { refused }),
         turns: perTurn
@@ -336,6 +341,7 @@ const program = Effect.gen(function*() {
   console.log("")
   console.log(
     "model | tools | ctx | last turn answered | its median TTFT default ms | inject off ms | default÷off | " +
+      "median default÷off of turns 2+ | " +
       "min cached share from turn 2 | last turn evaluated default/off | refused"
   )
   for (const line of table) console.log(line)
