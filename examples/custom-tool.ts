@@ -1,16 +1,16 @@
-// A ten-line custom tool, and the agent loop calling it. The scripted model
-// plays a tool-calling model: first it calls roll_dice, then it answers with
-// what the tool returned.
-import { Effect, Schema } from "effect"
-import { easyai, ScriptedChatModel, Tool } from "easyai"
+// A ten-line custom tool, and the agent loop calling it: no Effect needed.
+// The parameters are a zod schema (any Standard Schema library works, or a
+// plain JSON Schema); the handler returns a value or a Promise. The scripted
+// model plays a tool-calling model: first it calls roll_dice, then it answers
+// with what the tool returned.
+import { easyai, ScriptedChatModel, tool } from "easyai"
+import { z } from "zod"
 
-const rollDice = Tool.make({
+const rollDice = tool({
   name: "roll_dice",
   description: "Roll one die with the given number of sides. Example: {\"sides\": 6}",
-  parameters: Schema.Struct({
-    sides: Schema.Int.pipe(Schema.between(2, 100)).annotations({ description: "Required. Sides, 2 to 100." })
-  }),
-  handler: ({ sides }) => Effect.succeed(`rolled ${sides} on a ${sides}-sided die`) // a loaded die: deterministic
+  parameters: z.object({ sides: z.int().min(2).max(100).describe("Required. Sides, 2 to 100.") }),
+  handler: async ({ sides }) => `rolled ${sides} on a ${sides}-sided die` // a loaded die: deterministic
 })
 
 const model = ScriptedChatModel.layer([

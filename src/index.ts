@@ -26,6 +26,7 @@ export * from "./domain/reasoningFilter.js"
 export * from "./domain/Sanitize.js"
 export * from "./domain/SystemPrompt.js"
 export * as Tool from "./domain/Tool.js"
+export { define as tool, type HandlerContext, type PlainHandler } from "./domain/Tool.js"
 export * from "./domain/ToolCall.js"
 
 // Services: the contracts.

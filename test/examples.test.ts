@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { ScriptedChatModel } from "easyai"
@@ -18,6 +19,12 @@ describe("examples", () => {
       const { exitCode, stdout } = yield* runTs("examples/custom-tool.ts")
       expect(exitCode).toBe(0)
       expect(stdout).toBe("[roll_dice] rolled 20 on a 20-sided die\nYou rolled a 20.\n")
+      // A first tool needs no Effect: neither the example nor the README's snippet imports it.
+      expect(readFileSync("examples/custom-tool.ts", "utf8")).not.toMatch(/from "effect"/)
+      const readme = readFileSync("README.md", "utf8")
+      const snippet = readme.slice(readme.indexOf("const rollDice = tool({") - 200, readme.indexOf("addTool(rollDice)"))
+      expect(snippet).toContain(`import { easyai, tool } from "easyai"`)
+      expect(snippet).not.toMatch(/from "effect"/)
     }))
 
   for (const model of testModels) {

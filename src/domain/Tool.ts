@@ -4,6 +4,21 @@
  * parameter Schema, and the arguments the model writes are decoded leniently
  * and validated strictly before the handler runs.
  *
+ * {@link define} needs no Effect: parameters as a zod (or any Standard
+ * Schema) schema or a plain JSON Schema, a handler returning a value or a
+ * Promise, cancelled through an `AbortSignal`:
+ *
+ * ```ts
+ * const rollDice = Tool.define({
+ *   name: "roll_dice",
+ *   description: "Roll dice. Example: {\"sides\": 6}",
+ *   parameters: z.object({ sides: z.int().min(2).max(100) }),
+ *   handler: ({ sides }) => String(1 + Math.floor(Math.random() * sides))
+ * })
+ * ```
+ *
+ * {@link make} takes an Effect Schema and a handler returning an `Effect`:
+ *
  * ```ts
  * const rollDice = Tool.make({
  *   name: "roll_dice",
@@ -15,8 +30,10 @@
  *
  * @module
  */
+import type { StandardSchemaV1 } from "@standard-schema/spec"
 import { Effect, Either, JSONSchema, ParseResult, Schema, SchemaAST } from "effect"
 import { ToolFailure } from "./errors.js"
+import { isStandardSchema, standardJsonSchema, validateStandard } from "./standardSchema.js"
 import {
   coerceArguments,
   describeExpected,
@@ -195,20 +212,23 @@ const buildSpec = (options: ToolOptions, parameters: JsonSchema): ToolSpec =>
 const invoker = <A>(
   options: ToolOptions,
   schema: JsonSchema,
-  validate: (args: Readonly<Record<string, unknown>>) => Either.Either<A, string>,
+  validate: (args: Readonly<Record<string, unknown>>) => Effect.Effect<A, string>,
   handler: (params: A) => Effect.Effect<ToolOutput, HandlerError>
 ) =>
 (raw: string): Effect.Effect<ToolResult> =>
   // Suspended, so code that throws while building the handler's Effect is a defect the registry catches.
-  Effect.suspend(() => {
-    const validated = Either.flatMap(prepareArguments(raw, schema, options), validate)
-    return Either.isLeft(validated)
-      ? Effect.succeed(rejection(options.name, schema, validated.left, options.examples))
-      : handler(validated.right).pipe(
-        Effect.map(toResult),
-        Effect.catchAll((error) => Effect.succeed(ToolResult.error(`${options.name}: ${failureText(error)}`)))
-      )
-  })
+  Effect.suspend(() =>
+    Effect.flatMap(prepareArguments(raw, schema, options), validate).pipe(
+      Effect.matchEffect({
+        onFailure: (reason) => Effect.succeed(rejection(options.name, schema, reason, options.examples)),
+        onSuccess: (params) =>
+          handler(params).pipe(
+            Effect.map(toResult),
+            Effect.catchAll((error) => Effect.succeed(ToolResult.error(`${options.name}: ${failureText(error)}`)))
+          )
+      })
+    )
+  )
 
 /** Defines a tool whose parameters are an Effect Schema. */
 export const make = <A, I>(options: MakeOptions<A, I>): Tool => {
@@ -249,6 +269,71 @@ export const fromJsonSchema = (options: JsonSchemaOptions): Tool => ({
   surface: options.surface ?? "always",
   invoke: invoker(options, options.parameters, checkRequired(options.parameters), options.handler)
 })
+
+/** What a plain handler is given besides the arguments. */
+export interface HandlerContext {
+  /** Aborted when the call is cancelled (the turn interrupted, Ctrl+C): stop the work and return. */
+  readonly signal: AbortSignal
+}
+
+/**
+ * A handler in plain TypeScript: returns the output, or a Promise of it. An
+ * error it throws (or rejects with) becomes an error result whose text is
+ * the error's message, for the model to read.
+ */
+export type PlainHandler<A> = (params: A, context: HandlerContext) => ToolOutput | PromiseLike<ToolOutput>
+
+/** Options of {@link define} with parameters as a Standard Schema (zod 4, valibot, ArkType, …). */
+export interface StandardSchemaOptions<S extends StandardSchemaV1> extends ToolOptions {
+  readonly parameters: S
+  /** The JSON Schema the model is shown, when the schema's library cannot convert it itself. */
+  readonly jsonSchema?: JsonSchema
+  readonly handler: PlainHandler<StandardSchemaV1.InferOutput<S>>
+}
+
+/** Options of {@link define} with parameters as a plain JSON Schema, or none. */
+export interface PlainJsonSchemaOptions extends ToolOptions {
+  readonly parameters?: JsonSchema
+  readonly handler: PlainHandler<Readonly<Record<string, unknown>>>
+}
+
+/** Runs a plain handler as an Effect whose interruption aborts its signal. */
+const runPlain = <A>(handler: PlainHandler<A>) => (params: A): Effect.Effect<ToolOutput, HandlerError> =>
+  Effect.tryPromise({
+    try: async (signal) => handler(params, { signal }),
+    catch: (error) => ({ message: error instanceof Error ? error.message : String(error) })
+  })
+
+/**
+ * Defines a tool without Effect: parameters as a Standard Schema (its
+ * library supplies the JSON Schema, e.g. zod 4's; else pass `jsonSchema`)
+ * or a plain JSON Schema, and a handler returning a value or a Promise.
+ * Arguments are repaired as leniently as with {@link make}; a Standard
+ * Schema then validates them, and its issues teach the model the call.
+ */
+export function define<S extends StandardSchemaV1>(options: StandardSchemaOptions<S>): Tool
+export function define(options: PlainJsonSchemaOptions): Tool
+export function define(options: StandardSchemaOptions<StandardSchemaV1> | PlainJsonSchemaOptions): Tool {
+  if (!isStandardOptions(options)) {
+    return fromJsonSchema({ ...options, parameters: options.parameters ?? noParameters, handler: runPlain(options.handler) })
+  }
+  const parameters = options.parameters
+  const schema = options.jsonSchema ?? standardJsonSchema(parameters)
+  if (schema === undefined) {
+    throw new TypeError(
+      `tool ${options.name}: its parameters' library (${parameters["~standard"].vendor}) cannot describe them as JSON Schema: pass jsonSchema`
+    )
+  }
+  return {
+    spec: buildSpec(options, schema),
+    surface: options.surface ?? "always",
+    invoke: invoker(options, schema, (args) => validateStandard(parameters, args), runPlain(options.handler))
+  }
+}
+
+const isStandardOptions = (
+  options: StandardSchemaOptions<StandardSchemaV1> | PlainJsonSchemaOptions
+): options is StandardSchemaOptions<StandardSchemaV1> => isStandardSchema(options.parameters)
 
 /** A failure for a handler to return when the model should read `message`. */
 export const fail = (message: string): Effect.Effect<never, ToolFailure> => Effect.fail(new ToolFailure({ message }))
