@@ -93,7 +93,7 @@ export const streamChat = async (
         // The preset as its own field: an inline prefix in the text could take the user's first words.
         preset,
         stream: true,
-        stream_options: { include_usage: true, easyai_tool_indicators: false }
+        stream_options: { include_usage: true, easyai_events: true }
       }),
       signal,
       cache: "no-store"

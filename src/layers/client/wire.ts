@@ -84,7 +84,12 @@ export const requestBody = (request: ChatRequest, config: ClientConfig): JsonObj
   put(body, "seed", config.seed)
   body["stream"] = true
   // An easyai server streams prompt progress unless told not to; other servers ignore the field.
-  body["stream_options"] = { include_usage: true, ...(config.promptProgress === false ? { easyai_prompt_progress: false } : {}) }
+  // easyai's own events (prompt progress, server-side tool calls) come only to a client that asks for them.
+  body["stream_options"] = {
+    include_usage: true,
+    easyai_events: true,
+    ...(config.promptProgress === false ? { easyai_prompt_progress: false } : {})
+  }
   return { ...body, ...config.extraBody }
 }
 

@@ -80,7 +80,6 @@ export const make = (
       preset: yield* Ref.make(options.preset ?? defaultPreset),
       limits: { ...defaultBodyLimits, ...options.limits },
       modelId,
-      servedNames: new Set([modelId, info.name, "easyai"]),
       system: options.system ?? builtinSystemPrompt,
       systemAppend: options.systemAppend ?? [],
       injectPreamble: options.injectPreamble ?? true

@@ -30,7 +30,7 @@ import type { Agent } from "../../services/Agent.js"
 import type { ChatModel } from "../../services/ChatModel.js"
 import type { Preamble } from "../../services/Preamble.js"
 import type { ToolRegistry } from "../../services/ToolRegistry.js"
-import { ApiError, badRequest, notFound, toResponse } from "./ApiError.js"
+import { ApiError, badRequest, toResponse } from "./ApiError.js"
 import type { Admission } from "./admission.js"
 import { type ChatCall, parseChatCall } from "./chatRequest.js"
 import { CompletionBuilder } from "./completionBody.js"
@@ -51,8 +51,6 @@ export interface ChatContext {
   readonly limits: BodyLimits
   /** The id responses carry. */
   readonly modelId: string
-  /** Every model name a request may ask for. */
-  readonly servedNames: ReadonlySet<string>
   readonly system: string
   readonly systemAppend: ReadonlyArray<string>
   readonly injectPreamble: boolean
@@ -96,17 +94,22 @@ interface Injection {
 }
 
 /** The preamble overrides for a request: `X-Easyai-Inject` first, then the server's setting. */
-const injection = (header: string | undefined, serverDefault: boolean): Either.Either<Injection, ApiError> => {
+/** An `on`/`off` header (any case); `undefined` when absent. */
+const onOffHeader = (name: string, header: string | undefined): Either.Either<boolean | undefined, ApiError> => {
   const value = header?.trim().toLowerCase()
-  if (value !== undefined && value !== "on" && value !== "off") {
-    return Either.left(badRequest(`X-Easyai-Inject must be "on" or "off" (got ${JSON.stringify(header)})`, "X-Easyai-Inject"))
-  }
-  const on = value === undefined ? serverDefault : value === "on"
-  const overrides: Partial<PreambleOptions> = on
-    ? (value === "on" ? { injectDateTime: true, memoryVocabulary: true } : {})
-    : { injectDateTime: false, memoryVocabulary: false }
-  return Either.right({ on, overrides })
+  if (value === undefined) return Either.right(undefined)
+  if (value === "on" || value === "off") return Either.right(value === "on")
+  return Either.left(badRequest(`${name} must be "on" or "off" (got ${JSON.stringify(header)})`, name))
 }
+
+const injection = (header: string | undefined, serverDefault: boolean): Either.Either<Injection, ApiError> =>
+  Either.map(onOffHeader("X-Easyai-Inject", header), (asked) => {
+    const on = asked ?? serverDefault
+    const overrides: Partial<PreambleOptions> = on
+      ? (asked === true ? { injectDateTime: true, memoryVocabulary: true } : {})
+      : { injectDateTime: false, memoryVocabulary: false }
+    return { on, overrides }
+  })
 
 /** Composition options that leave every preamble block out, for a prompt the preamble is appended to. */
 const noPreamble: Partial<PreambleOptions> = {
@@ -211,10 +214,11 @@ const whole = (context: ChatContext, events: Stream.Stream<TurnEvent, ChatModelE
 const serve = (context: ChatContext): Effect.Effect<HttpServerResponse.HttpServerResponse, ApiError, HttpServerRequest.HttpServerRequest | Scope.Scope> =>
   Effect.gen(function*() {
     const request = yield* HttpServerRequest.HttpServerRequest
-    const call = yield* parseChatCall(yield* readJsonBody(context.limits))
-    if (call.model !== undefined && call.model !== "" && !context.servedNames.has(call.model)) {
-      return yield* notFound(`the model "${call.model}" does not exist; this server serves "${context.modelId}"`, "model_not_found")
-    }
+    // One model is served, so any `model` name means it, as with llama-server: clients that insist on their own names work.
+    const parsed = yield* parseChatCall(yield* readJsonBody(context.limits))
+    // easyai's own events only for a client that asks (the web UI, the CLI): a plain OpenAI client reads every chunk's choices.
+    const optedIn = parsed.streamOptions.events ?? (yield* onOffHeader("X-Easyai-Events", request.headers["x-easyai-events"])) ?? false
+    const call = { ...parsed, streamOptions: { ...parsed.streamOptions, events: optedIn } }
     const inject = yield* injection(request.headers["x-easyai-inject"], context.injectPreamble)
     const sampling = resolveSampling(call.preset ?? (yield* Ref.get(context.preset)), call.sampling)
     const messages = yield* conversation(context, call, yield* systemPrompt(context, call, inject), inject)

@@ -74,11 +74,11 @@ export const ChatCompletionBody = Schema.Struct({
   stream: optionalNullable(Schema.Boolean),
   stream_options: optionalNullable(Schema.Struct({
     include_usage: optionalNullable(Schema.Boolean),
-    /** easyai: send the `easyai.*` SSE events (default true). */
+    /** easyai: send the `easyai.*` SSE events (default false: a plain OpenAI stream; or the `X-Easyai-Events: on` header). */
     easyai_events: optionalNullable(Schema.Boolean),
-    /** easyai: send `easyai.prompt_progress` events (default true). */
+    /** easyai: with the events on, send `easyai.prompt_progress` events too (default true). */
     easyai_prompt_progress: optionalNullable(Schema.Boolean),
-    /** easyai: put a one-line tool indicator in the content stream (default true). */
+    /** easyai: put a one-line indicator of each server-side tool call in the content stream (default false). */
     easyai_tool_indicators: optionalNullable(Schema.Boolean)
   })),
   temperature: optionalNullable(Schema.Number.pipe(Schema.between(0, 5))),
@@ -98,7 +98,8 @@ export type ChatCompletionBody = typeof ChatCompletionBody.Type
 /** What the client asked to see in a stream. */
 export interface StreamOptions {
   readonly includeUsage: boolean
-  readonly events: boolean
+  /** Send the `easyai.*` events; when the body leaves it out, the `X-Easyai-Events` header decides. */
+  readonly events: boolean | undefined
   readonly promptProgress: boolean
   readonly toolIndicators: boolean
 }
@@ -285,9 +286,9 @@ export const parseChatCall = (json: unknown): Either.Either<ChatCall, ApiError> 
       stream: body.stream ?? false,
       streamOptions: {
         includeUsage: options?.include_usage ?? false,
-        events: options?.easyai_events ?? true,
+        events: options?.easyai_events ?? undefined,
         promptProgress: options?.easyai_prompt_progress ?? true,
-        toolIndicators: options?.easyai_tool_indicators ?? true
+        toolIndicators: options?.easyai_tool_indicators ?? false
       }
     }
   })

@@ -152,7 +152,6 @@ export const ollamaShow = (context: ManagementContext) =>
     const body = Schema.decodeUnknownEither(ShowBody)(yield* readJsonBody(context.limits))
     const name = Either.isRight(body) ? body.right.model ?? body.right.name : undefined
     if (name === undefined) return yield* json({ error: "model is required" }, 400)
-    if (!context.servedNames.has(name)) return yield* json({ error: `model '${name}' not found` }, 404)
     return yield* json({
       modelfile: "",
       parameters: "",

@@ -80,7 +80,7 @@ export const cors = (policy: CorsPolicy) =>
       ? {}
       : { allowedOrigins: (origin: string) => admits(policy, origin) }),
     allowedMethods: ["GET", "HEAD", "POST", "DELETE", "OPTIONS"],
-    allowedHeaders: ["authorization", "content-type", "x-easyai-inject", "mcp-session-id", "mcp-protocol-version"],
+    allowedHeaders: ["authorization", "content-type", "x-easyai-inject", "x-easyai-events", "mcp-session-id", "mcp-protocol-version"],
     exposedHeaders: ["retry-after", "mcp-session-id"],
     maxAge: 600
   })

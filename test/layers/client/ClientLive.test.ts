@@ -306,11 +306,12 @@ describe("Client request body", () => {
     expect(Object.keys(plain).sort()).toEqual(["messages", "stream", "stream_options"])
   })
 
-  it("asks an easyai server not to stream prompt progress when told", () => {
+  it("asks an easyai server for its events, without prompt progress when told", () => {
     const messages = [new UserMessage({ content: "hi" })]
     expect(requestBody({ messages, tools: [] }, { baseUrl: "x", promptProgress: false })["stream_options"])
-      .toEqual({ include_usage: true, easyai_prompt_progress: false })
-    expect(requestBody({ messages, tools: [] }, { baseUrl: "x", promptProgress: true })["stream_options"]).toEqual({ include_usage: true })
+      .toEqual({ include_usage: true, easyai_events: true, easyai_prompt_progress: false })
+    expect(requestBody({ messages, tools: [] }, { baseUrl: "x", promptProgress: true })["stream_options"])
+      .toEqual({ include_usage: true, easyai_events: true })
   })
 })
 

@@ -191,9 +191,13 @@ describe("POST /v1/chat/completions", () => {
         expect(result?._tag === "ToolMessage" ? result.content : "").toBe("ping")
       }).pipe(Effect.provide(scripted(turns))))
 
-    it.live("show as easyai.tool_call / easyai.tool_result events and an indicator line in the content", () =>
+    it.live("show, to a client that opts in, as easyai.tool_call / easyai.tool_result events and an indicator line", () =>
       Effect.gen(function*() {
-        const frames = sseFrames((yield* chat({ messages: [user("echo ping")], stream: true })).text)
+        const frames = sseFrames((yield* chat({
+          messages: [user("echo ping")],
+          stream: true,
+          stream_options: { easyai_events: true, easyai_tool_indicators: true }
+        })).text)
         const call = frames.find((frame) => frame.event === "easyai.tool_call")
         const result = frames.find((frame) => frame.event === "easyai.tool_result")
         expect(field(JSON.parse(call?.data ?? "{}"), "tool_call")).toEqual({ id: "call_e", name: "echo", arguments: "{\"text\":\"ping\"}" })
@@ -204,15 +208,25 @@ describe("POST /v1/chat/completions", () => {
         expect(streamedContent(frames)).toBe("\n\n> ✓ `echo`\n\nThe echo said ping.")
       }).pipe(Effect.provide(scripted(turns))))
 
-    it.live("keep quiet when the request turns the events and indicators off", () =>
+    it.live("keep quiet by default: a plain OpenAI stream, every chunk with its choice", () =>
       Effect.gen(function*() {
-        const frames = sseFrames((yield* chat({
-          messages: [user("echo ping")],
-          stream: true,
-          stream_options: { easyai_events: false, easyai_tool_indicators: false }
-        })).text)
+        const frames = sseFrames((yield* chat({ messages: [user("echo ping")], stream: true })).text)
         expect(frames.filter((frame) => frame.event !== undefined)).toEqual([])
+        const chunks = frames.filter((frame) => frame.data !== "[DONE]").map((frame) => JSON.parse(frame.data))
+        expect(chunks.every((chunk) => Array.isArray(field(chunk, "choices")) && field(chunk, "choices", 0) !== undefined)).toBe(true)
         expect(streamedContent(frames)).toBe("The echo said ping.")
+      }).pipe(Effect.provide(scripted(turns))))
+
+    it.live("come as events, without indicators, with the X-Easyai-Events: on header", () =>
+      Effect.gen(function*() {
+        const frames = sseFrames((yield* send("POST", "/v1/chat/completions", {
+          headers: { "x-easyai-events": "on" },
+          json: { messages: [user("echo ping")], stream: true }
+        })).text)
+        expect(frames.map((frame) => frame.event).filter((event) => event !== undefined)).toEqual(["easyai.tool_call", "easyai.tool_result"])
+        expect(streamedContent(frames)).toBe("The echo said ping.")
+        const refused = yield* send("POST", "/v1/chat/completions", { headers: { "x-easyai-events": "maybe" }, json: { messages: [user("hi")] } })
+        expect(refused.status).toBe(400)
       }).pipe(Effect.provide(scripted(turns))))
   })
 

@@ -228,14 +228,6 @@ describe("bad input is an OpenAI error envelope, and the server keeps serving", 
       status: 400,
       param: "messages[0].content",
       message: "only text parts are supported (got \"image_url\")"
-    },
-    {
-      name: "an unknown model",
-      send: { json: { model: "gpt-9", messages: [user("hi")] } },
-      status: 404,
-      param: null,
-      message: "\"gpt-9\" does not exist",
-      code: "model_not_found"
     }
   ]
 
