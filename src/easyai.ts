@@ -21,6 +21,7 @@ import type { EngineConfig } from "./domain/EngineConfig.js"
 import { ConfigurationError, type ModelLoadError, type ToolRegistrationError } from "./domain/errors.js"
 import type { ChatMessage } from "./domain/Message.js"
 import type { PresetName, SamplingOverrides } from "./domain/Sampling.js"
+import { decodeOutput, type OutputSchema, outputFormat } from "./domain/StructuredOutput.js"
 import type { PreambleOptions } from "./domain/SystemPrompt.js"
 import type { Tool } from "./domain/Tool.js"
 import type * as AgentLive from "./layers/agent/AgentLive.js"
@@ -39,6 +40,16 @@ import type { ToolMode } from "./services/ToolRegistry.js"
 export interface AskOptions extends ChatOptions {
   /** Aborting it cancels the generation and any running tool. */
   readonly signal?: AbortSignal
+}
+
+/** Options of an {@link EasyAgent.ask} whose answer is a value of `output`'s type. */
+export interface StructuredAskOptions<A, I> extends Omit<AskOptions, "responseFormat"> {
+  /**
+   * The shape of the answer: an Effect Schema or a Standard Schema (zod 4, …).
+   * A local model is held to it by a grammar (and calls no tool for that
+   * answer); a remote one is sent it as `response_format`.
+   */
+  readonly output: OutputSchema<A, I>
 }
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] }
@@ -274,10 +285,21 @@ export class EasyAgent<E = never> {
     return Stream.unwrap(Effect.map(this.started(), (runtime) => Stream.provideContext(events, runtime.context)))
   }
 
-  /** The answer to `text`. Rejects with the typed error (e.g. a `ModelError`). */
-  async ask(text: string, options: AskOptions = {}): Promise<string> {
-    const { signal, ...chat } = options
-    return this.run(this.askEffect(text, chat), signal)
+  /**
+   * The answer to `text`; with `output`, the answer decoded into that
+   * schema's type (an `OutputDecodeError` when it is not of that shape).
+   * Rejects with the typed error (e.g. a `ModelError`).
+   */
+  async ask<A, I>(text: string, options: StructuredAskOptions<A, I>): Promise<A>
+  async ask(text: string, options?: AskOptions): Promise<string>
+  async ask<A, I>(text: string, options: AskOptions | StructuredAskOptions<A, I> = {}): Promise<string | A> {
+    if (!("output" in options)) {
+      const { signal, ...chat } = options
+      return this.run(this.askEffect(text, chat), signal)
+    }
+    const { output, signal, ...chat } = options
+    const answer = this.askEffect(text, { ...chat, responseFormat: outputFormat(output) })
+    return this.run(Effect.flatMap(answer, (json) => decodeOutput(output, json)), signal)
   }
 
   /** The events of answering `text`, as they happen. Breaking out of the loop cancels the generation. */

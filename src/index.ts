@@ -7,7 +7,7 @@
  */
 
 // Tier 1: the façade.
-export { type AskOptions, EasyAgent, easyai } from "./easyai.js"
+export { type AskOptions, EasyAgent, easyai, type StructuredAskOptions } from "./easyai.js"
 
 // Domain: data, tagged errors, pure functions.
 export * from "./domain/AgentEvent.js"
@@ -28,6 +28,8 @@ export * from "./domain/SystemPrompt.js"
 export * as Tool from "./domain/Tool.js"
 export { define as tool, type HandlerContext, type PlainHandler } from "./domain/Tool.js"
 export * from "./domain/ToolCall.js"
+export type { JsonObjectFormat, JsonSchemaFormat, ResponseFormat } from "./domain/ResponseFormat.js"
+export { decodeOutput, type OutputSchema, outputFormat } from "./domain/StructuredOutput.js"
 
 // Services: the contracts.
 export { Agent, type AgentError, type RunInput, type Service as AgentService } from "./services/Agent.js"

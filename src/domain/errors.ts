@@ -68,6 +68,20 @@ export class HopLimitReached extends Schema.TaggedError<HopLimitReached>()("HopL
   }
 }
 
+/**
+ * The answer asked for in a shape (`output`) is not JSON of that shape: the
+ * model (a remote one that ignored `response_format`, or a grammar cut short
+ * by the token budget) wrote something else. `text` is what it wrote.
+ */
+export class OutputDecodeError extends Schema.TaggedError<OutputDecodeError>()("OutputDecodeError", {
+  text: Schema.String,
+  reason: Schema.String
+}) {
+  override get message(): string {
+    return `the answer is not of the shape asked for: ${this.reason}`
+  }
+}
+
 /** A tool could not be registered. */
 export class ToolRegistrationError extends Schema.TaggedError<ToolRegistrationError>()("ToolRegistrationError", {
   name: Schema.String,

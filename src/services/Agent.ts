@@ -7,6 +7,7 @@ import { Context, type Stream } from "effect"
 import type { AgentEvent } from "../domain/AgentEvent.js"
 import type { ChatModelError } from "../domain/errors.js"
 import type { ChatMessage } from "../domain/Message.js"
+import type { ResponseFormat } from "../domain/ResponseFormat.js"
 import type { SamplingParams } from "../domain/Sampling.js"
 import type { ToolChoice } from "./ChatModel.js"
 
@@ -27,6 +28,8 @@ export interface RunInput {
   readonly toolChoice?: ToolChoice
   /** Overrides the loop's hop budget for this run. */
   readonly maxToolHops?: number
+  /** The shape of every model turn's answer (JSON, or JSON against a schema); free text when absent. */
+  readonly responseFormat?: ResponseFormat
 }
 
 /** Everything a run can fail with. Tool failures are not here: the model reads them. */

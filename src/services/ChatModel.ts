@@ -9,6 +9,7 @@ import { Context, type Effect, type Stream } from "effect"
 import type { ChatModelError } from "../domain/errors.js"
 import type { ChatMessage } from "../domain/Message.js"
 import type { ModelEvent } from "../domain/ModelEvent.js"
+import type { ResponseFormat } from "../domain/ResponseFormat.js"
 import type { SamplingParams } from "../domain/Sampling.js"
 import type { ToolSpec } from "../domain/ToolCall.js"
 
@@ -33,6 +34,8 @@ export interface ChatRequest {
   readonly maxTokens?: number
   /** Extra stop sequences. */
   readonly stop?: ReadonlyArray<string>
+  /** The shape the answer must take (JSON, or JSON against a schema); free text when absent. */
+  readonly responseFormat?: ResponseFormat
 }
 
 /** What a model is, for banners, logs and `/v1/models`. */

@@ -8,6 +8,7 @@ import { Context, type Effect, type Stream } from "effect"
 import type { AgentEvent, TurnComplete } from "../domain/AgentEvent.js"
 import type { ToolRegistrationError } from "../domain/errors.js"
 import type { ChatMessage } from "../domain/Message.js"
+import type { ResponseFormat } from "../domain/ResponseFormat.js"
 import type { PresetName, SamplingOverrides } from "../domain/Sampling.js"
 import type { Tool } from "../domain/Tool.js"
 import type { AgentError } from "./Agent.js"
@@ -26,6 +27,8 @@ export interface ChatOptions {
   readonly maxTokens?: number
   /** The tool choice of the first model turn. */
   readonly toolChoice?: ToolChoice
+  /** The shape of the answer (JSON, or JSON against a schema); free text when absent. */
+  readonly responseFormat?: ResponseFormat
 }
 
 /** The session's operations. */

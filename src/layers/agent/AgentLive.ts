@@ -94,7 +94,8 @@ const make = Effect.gen(function*() {
             toolChoice: hops === 0 && input.toolChoice !== undefined ? input.toolChoice : "auto",
             ...(input.sampling === undefined ? {} : { sampling: input.sampling }),
             ...(input.maxTokens === undefined ? {} : { maxTokens: input.maxTokens }),
-            ...(input.stop === undefined ? {} : { stop: input.stop })
+            ...(input.stop === undefined ? {} : { stop: input.stop }),
+            ...(input.responseFormat === undefined ? {} : { responseFormat: input.responseFormat })
           }, emit)
 
           switch (classify(turn, tools.length > 0)) {

@@ -9,6 +9,7 @@
 import { Schema } from "effect"
 import type { ClientConfig } from "../../domain/ClientConfig.js"
 import type { ChatMessage } from "../../domain/Message.js"
+import type { ResponseFormat } from "../../domain/ResponseFormat.js"
 import { type ToolSpec, wireDescription } from "../../domain/ToolCall.js"
 import type { ChatRequest, ToolChoice } from "../../services/ChatModel.js"
 
@@ -55,6 +56,12 @@ const put = (body: JsonObject, key: string, value: unknown): void => {
   if (value !== undefined) body[key] = value
 }
 
+/** OpenAI's `response_format` for a shaped answer. */
+const responseFormat = (format: ResponseFormat): JsonObject =>
+  format.type === "json_object"
+    ? { type: "json_object" }
+    : { type: "json_schema", json_schema: { name: format.name, schema: format.schema, strict: true } }
+
 /**
  * The body of `POST /v1/chat/completions`: the conversation, the tools, the
  * shapers (the request's, else the configured defaults), penalties, limits,
@@ -82,9 +89,9 @@ export const requestBody = (request: ChatRequest, config: ClientConfig): JsonObj
   const stop = request.stop ?? config.stop
   if (stop !== undefined && stop.length > 0) body["stop"] = [...stop]
   put(body, "seed", config.seed)
+  if (request.responseFormat !== undefined) body["response_format"] = responseFormat(request.responseFormat)
   body["stream"] = true
-  // An easyai server streams prompt progress unless told not to; other servers ignore the field.
-  // easyai's own events (prompt progress, server-side tool calls) come only to a client that asks for them.
+  // Other servers ignore the easyai_* fields. easyai's own events (prompt progress, server-side tool calls) come only to a client that asks for them.
   body["stream_options"] = {
     include_usage: true,
     easyai_events: true,

@@ -13,16 +13,19 @@ import {
   type ChatModelFunctions,
   type GbnfJsonSchema,
   JinjaTemplateChatWrapper,
-  LlamaChat
+  LlamaChat,
+  type LlamaGrammar
 } from "node-llama-cpp"
 import type { EngineConfig } from "../../domain/EngineConfig.js"
 import { ContextOverflow, ModelError, ModelLoadError } from "../../domain/errors.js"
 import { defaultPreset, Penalties, presets } from "../../domain/Sampling.js"
+import type { ResponseFormat } from "../../domain/ResponseFormat.js"
 import type { ToolSpec } from "../../domain/ToolCall.js"
 import type { ChatRequest } from "../../services/ChatModel.js"
 import { Engine, type Service } from "../../services/Engine.js"
 import { callSchema, forcedTools } from "./forcedCall.js"
 import { generate, type Mode, tokenBudget } from "./generate.js"
+import { toGbnfSchema } from "./gbnfSchema.js"
 import { renderPrompt, toChatHistory, toFunctions } from "./history.js"
 import { load } from "./load.js"
 import * as SequencePool from "./sequencePool.js"
@@ -61,30 +64,46 @@ const make = (config: EngineConfig) =>
     const promptTokens = (history: ReturnType<typeof toChatHistory>, functions: ChatModelFunctions | undefined) =>
       wrapper === undefined ? [] : renderPrompt(wrapper, history, functions).tokenize(model.tokenizer)
 
-    /** The grammar of one call to one of `tools`, its strings bounded to fit `budget` tokens. */
-    const forcedGrammar = (tools: ReadonlyArray<ToolSpec>, budget: number) =>
+    /** A grammar from what the request gave; what the builder refuses (nesting too deep, an object `const`) is the request's. */
+    const grammarOf = <G>(what: string, build: () => Promise<G>) =>
       Effect.tryPromise({
-        try: () => llama.createGrammarForJsonSchema<GbnfJsonSchema>(callSchema(tools, budget)),
-        // What the grammar builder refuses is the request's tool schema (nesting too deep, an object `const`).
+        try: build,
         catch: (error) =>
           new ModelError({
             reason: "InvalidRequest",
-            detail: `cannot build the tool-call grammar from the tools' schemas: ${error instanceof Error ? error.message : String(error)}`
+            detail: `cannot build the ${what}: ${error instanceof Error ? error.message : String(error)}`
           })
       })
+
+    /** The grammar of one call to one of `tools`, its strings bounded to fit `budget` tokens. */
+    const forcedGrammar = (tools: ReadonlyArray<ToolSpec>, budget: number) =>
+      grammarOf("tool-call grammar from the tools' schemas", () => llama.createGrammarForJsonSchema<GbnfJsonSchema>(callSchema(tools, budget)))
+
+    /** The grammar of an answer in `format`. */
+    const answerGrammar = (format: ResponseFormat): Effect.Effect<LlamaGrammar, ModelError> =>
+      format.type === "json_object"
+        ? grammarOf("JSON grammar", () => llama.getGrammarFor("json"))
+        : grammarOf(
+          `grammar of the response format "${format.name}"`,
+          () => llama.createGrammarForJsonSchema<GbnfJsonSchema>(toGbnfSchema(format.schema))
+        )
 
     const stream = (request: ChatRequest) =>
       Stream.unwrapScoped(Effect.gen(function*() {
         const history = toChatHistory(request.messages)
         const forced = (request.toolChoice === "required" || typeof request.toolChoice === "object") && request.tools.length > 0
-        const offered = forced || request.toolChoice === "none" || request.tools.length === 0
+        // A shaped answer is the answer: under its grammar the model can call no tool, so none is offered.
+        const shaped = forced ? undefined : request.responseFormat
+        const offered = forced || shaped !== undefined || request.toolChoice === "none" || request.tools.length === 0
           ? undefined
           : toFunctions(request.tools)
         const tokens = promptTokens(history, offered)
         if (overflow === "fail" && tokens.length + 1 >= contextSize) {
           return yield* new ContextOverflow({ promptTokens: tokens.length, contextSize })
         }
-        let mode: Mode = { _tag: "Free", functions: offered }
+        let mode: Mode = shaped === undefined
+          ? { _tag: "Free", functions: offered }
+          : { _tag: "Shaped", grammar: yield* answerGrammar(shaped) }
         if (forced) {
           const tools = forcedTools(request)
           if (tools instanceof ModelError) return yield* tools

@@ -15,6 +15,7 @@ import type {
   GbnfJsonSchema,
   LlamaChatResponse,
   LlamaChatResponseChunk,
+  LlamaGrammar,
   LlamaJsonSchemaGrammar,
   LLamaContextualRepeatPenalty,
   TokenMeterState
@@ -36,10 +37,14 @@ import { readForcedCall } from "./forcedCall.js"
 import { MarkupScanner, type Piece } from "./markup.js"
 import type { Slot } from "./sequencePool.js"
 
-/** How the model may answer. */
+/**
+ * How the model may answer: freely (text and tool calls), forced to one
+ * tool call, or shaped by a grammar into a JSON answer (no tool calls).
+ */
 export type Mode =
   | { readonly _tag: "Free"; readonly functions: ChatModelFunctions | undefined }
   | { readonly _tag: "Forced"; readonly grammar: LlamaJsonSchemaGrammar<GbnfJsonSchema> }
+  | { readonly _tag: "Shaped"; readonly grammar: LlamaGrammar }
 
 /** Everything one generation needs. */
 export interface Generation {
@@ -149,6 +154,11 @@ class TurnSink {
       this.emit(new PromptProgress({ processed: total, total }))
     }
     if (this.generation.mode._tag === "Forced") return // the call is read whole at the end
+    // A shaped answer is JSON by construction: no tool markup to look for in it.
+    if (this.generation.mode._tag === "Shaped") {
+      if (chunk.type !== "segment") this.batcher.delta("Text", chunk.text)
+      return
+    }
     if (chunk.type === "segment") {
       if (chunk.segmentType === "thought") this.batcher.delta("Reasoning", chunk.text)
     } else this.pieces(this.scanner.feed(chunk.text))
@@ -173,6 +183,8 @@ class TurnSink {
         // The grammar finished, yet its output is not a call: a defect, not the model's choice.
         return this.fail(new ModelError({ reason: "BadResponse", detail: `the forced tool call does not match its schema: ${read.left}` }))
       }
+    } else if (generation.mode._tag === "Shaped") {
+      calls = []
     } else {
       this.pieces(this.scanner.end())
       const native = (result.functionCalls ?? []).map((call) =>
@@ -222,7 +234,7 @@ const start = (generation: Generation, sink: TurnSink, signal: AbortSignal) => {
   }
   const { chat } = generation.slot
   const { mode } = generation
-  if (mode._tag === "Forced") return chat.generateResponse(generation.history, { ...common, grammar: mode.grammar })
+  if (mode._tag !== "Free") return chat.generateResponse(generation.history, { ...common, grammar: mode.grammar })
   return chat.generateResponse(generation.history, {
     ...common,
     ...(mode.functions === undefined ? {} : { functions: mode.functions, documentFunctionParams: true })

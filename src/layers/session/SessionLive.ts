@@ -132,6 +132,7 @@ const make = (config: Config): Effect.Effect<Service, ToolRegistrationError, Age
           messages,
           sampling: samplingFor(options),
           ...(options.maxTokens === undefined ? {} : { maxTokens: options.maxTokens }),
+          ...(options.responseFormat === undefined ? {} : { responseFormat: options.responseFormat }),
           ...(options.toolChoice === undefined ? {} : { toolChoice: options.toolChoice }),
           ...(maxToolHops === undefined ? {} : { maxToolHops })
         }).pipe(Stream.tap((event) =>

@@ -154,7 +154,8 @@ const turnEvents = (
     messages,
     ...(call.toolChoice === undefined ? {} : { toolChoice: call.toolChoice }),
     ...(call.maxTokens === undefined ? {} : { maxTokens: call.maxTokens }),
-    ...(call.stop === undefined ? {} : { stop: call.stop })
+    ...(call.stop === undefined ? {} : { stop: call.stop }),
+    ...(call.responseFormat === undefined ? {} : { responseFormat: call.responseFormat })
   }
   return call.clientTools !== undefined
     ? context.model.stream({ ...shared, tools: call.clientTools, sampling })

@@ -18,6 +18,7 @@
  */
 import { Either, Option, ParseResult, Schema } from "effect"
 import { AssistantMessage, type ChatMessage, ToolMessage, UserMessage } from "../../domain/Message.js"
+import type { ResponseFormat } from "../../domain/ResponseFormat.js"
 import { parsePresetPrefix, PresetName, type SamplingOverrides } from "../../domain/Sampling.js"
 import { isValidName } from "../../domain/Tool.js"
 import { ToolCall, ToolSpec } from "../../domain/ToolCall.js"
@@ -65,6 +66,21 @@ const WireToolChoice = Schema.Union(
 
 const Stop = Schema.Union(Schema.String, Schema.Array(Schema.String))
 
+/** OpenAI's `response_format`: free text, any JSON object, or JSON against a schema. */
+const WireResponseFormat = Schema.Union(
+  Schema.Struct({ type: Schema.Literal("text") }),
+  Schema.Struct({ type: Schema.Literal("json_object") }),
+  Schema.Struct({
+    type: Schema.Literal("json_schema"),
+    json_schema: Schema.Struct({
+      name: Schema.String,
+      description: optionalNullable(Schema.String),
+      schema: optionalNullable(Schema.Record({ key: Schema.String, value: Schema.Unknown })),
+      strict: optionalNullable(Schema.Boolean)
+    })
+  })
+)
+
 /** The body of `POST /v1/chat/completions`, as far as the server reads it. */
 export const ChatCompletionBody = Schema.Struct({
   model: optionalNullable(Schema.String),
@@ -88,6 +104,7 @@ export const ChatCompletionBody = Schema.Struct({
   max_tokens: optionalNullable(Schema.Int.pipe(Schema.positive())),
   max_completion_tokens: optionalNullable(Schema.Int.pipe(Schema.positive())),
   stop: optionalNullable(Stop),
+  response_format: optionalNullable(WireResponseFormat),
   n: optionalNullable(Schema.Literal(1)),
   /** easyai: this request's sampling preset (an inline prefix in the message still wins). */
   preset: optionalNullable(PresetName)
@@ -114,6 +131,8 @@ export interface ChatCall {
   /** The client's own tools: when present the model runs one pass and the calls go back to the client. */
   readonly clientTools: ReadonlyArray<ToolSpec> | undefined
   readonly toolChoice: ToolChoice | undefined
+  /** The shape of the answer; free text when absent. */
+  readonly responseFormat: ResponseFormat | undefined
   /** The preset of an inline prefix when the last user message had one, else the body's `preset`. */
   readonly preset: PresetName | undefined
   /** Shaper overrides: the prefix's temperature, then the body's fields. */
@@ -252,6 +271,16 @@ const put = <K extends keyof SamplingOverrides>(
   if (value !== undefined && value !== null) target[key] = value
 }
 
+/** A schema-less `json_schema` format asks for JSON, as `json_object` does. */
+const translateResponseFormat = (format: typeof WireResponseFormat.Type | null | undefined): ResponseFormat | undefined => {
+  if (format === null || format === undefined || format.type === "text") return undefined
+  if (format.type === "json_object") return { type: "json_object" }
+  const schema = format.json_schema.schema
+  return schema === null || schema === undefined
+    ? { type: "json_object" }
+    : { type: "json_schema", name: format.json_schema.name, schema }
+}
+
 /** Translates a parsed JSON body, or says what is wrong with it (400). */
 export const parseChatCall = (json: unknown): Either.Either<ChatCall, ApiError> =>
   Either.gen(function*() {
@@ -279,6 +308,7 @@ export const parseChatCall = (json: unknown): Either.Either<ChatCall, ApiError> 
       messages: peeled.messages,
       clientTools,
       toolChoice,
+      responseFormat: translateResponseFormat(body.response_format),
       preset: Option.isSome(peeled.prefix) ? peeled.prefix.value.preset : body.preset ?? undefined,
       sampling,
       maxTokens: body.max_completion_tokens ?? body.max_tokens ?? undefined,

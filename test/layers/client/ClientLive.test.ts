@@ -306,6 +306,16 @@ describe("Client request body", () => {
     expect(Object.keys(plain).sort()).toEqual(["messages", "stream", "stream_options"])
   })
 
+  it("sends a shaped answer's format as OpenAI's response_format", () => {
+    const messages = [new UserMessage({ content: "hi" })]
+    const schema = { type: "object", properties: { ok: { type: "boolean" } }, required: ["ok"] }
+    expect(requestBody({ messages, tools: [], responseFormat: { type: "json_schema", name: "answer", schema } }, { baseUrl: "x" })["response_format"])
+      .toEqual({ type: "json_schema", json_schema: { name: "answer", schema, strict: true } })
+    expect(requestBody({ messages, tools: [], responseFormat: { type: "json_object" } }, { baseUrl: "x" })["response_format"])
+      .toEqual({ type: "json_object" })
+    expect(requestBody({ messages, tools: [] }, { baseUrl: "x" })).not.toHaveProperty("response_format")
+  })
+
   it("asks an easyai server for its events, without prompt progress when told", () => {
     const messages = [new UserMessage({ content: "hi" })]
     expect(requestBody({ messages, tools: [] }, { baseUrl: "x", promptProgress: false })["stream_options"])

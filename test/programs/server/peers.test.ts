@@ -281,6 +281,27 @@ describe("the openai SDK as a peer", () => {
       expect(typeof page.data[0]?.created).toBe("number")
     }).pipe(Effect.provide(scripted([]))))
 
+  it.live("response_format json_schema reaches the model as the answer's shape, json_object and text too", () =>
+    Effect.gen(function*() {
+      const schema = { type: "object", properties: { mood: { type: "string", enum: ["happy", "sad"] } }, required: ["mood"] }
+      const shaped = yield* create({
+        model: "easyai",
+        messages: [{ role: "user", content: "How do you feel?" }],
+        response_format: { type: "json_schema", json_schema: { name: "mood", schema, strict: true } }
+      })
+      expect(JSON.parse(shaped.choices[0]?.message.content ?? "")).toEqual({ mood: "happy" })
+      yield* create({ model: "easyai", messages: [{ role: "user", content: "Any JSON" }], response_format: { type: "json_object" } })
+      yield* create({ model: "easyai", messages: [{ role: "user", content: "Text" }], response_format: { type: "text" } })
+      const [first, second, third] = yield* requests
+      expect(first?.responseFormat).toEqual({ type: "json_schema", name: "mood", schema })
+      expect(second?.responseFormat).toEqual({ type: "json_object" })
+      expect(third?.responseFormat).toBeUndefined()
+    }).pipe(Effect.provide(scripted([
+      ScriptedChatModel.reply(`{"mood":"happy"}`),
+      ScriptedChatModel.reply("{}"),
+      ScriptedChatModel.reply("text")
+    ]))))
+
   it.live("any model name means the one model served, as with llama-server", () =>
     Effect.gen(function*() {
       const answered = yield* create({ model: "gpt-4o", messages: [{ role: "user", content: "hi" }] })
