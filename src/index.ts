@@ -30,6 +30,10 @@ export { define as tool, type HandlerContext, type PlainHandler } from "./domain
 export * from "./domain/ToolCall.js"
 export type { JsonObjectFormat, JsonSchemaFormat, ResponseFormat } from "./domain/ResponseFormat.js"
 export { decodeOutput, type OutputSchema, outputFormat } from "./domain/StructuredOutput.js"
+export * as OpenAiEmbeddings from "./domain/openai/Embeddings.js"
+export { Embedder, type Embeddings, type Service as EmbedderService } from "./services/Embedder.js"
+export * as LocalEmbedder from "./layers/embedder/LocalEmbedder.js"
+export * as RemoteEmbedder from "./layers/embedder/RemoteEmbedder.js"
 
 // Services: the contracts.
 export { Agent, type AgentError, type RunInput, type Service as AgentService } from "./services/Agent.js"

@@ -104,6 +104,7 @@ export interface Endpoints {
   readonly root: string
   readonly chat: string
   readonly models: string
+  readonly embeddings: string
   readonly tools: string
   readonly preset: string
   readonly health: string
@@ -121,6 +122,7 @@ export const endpoints = (baseUrl: string): Endpoints => {
     root,
     chat: `${root}/v1/chat/completions`,
     models: `${root}/v1/models`,
+    embeddings: `${root}/v1/embeddings`,
     tools: `${root}/v1/tools`,
     preset: `${root}/v1/preset`,
     health: `${root}/health`,

@@ -9,6 +9,7 @@
 import type { StandardSchemaV1 } from "@standard-schema/spec"
 import { Effect, Either, ParseResult, Schema } from "effect"
 import { OutputDecodeError } from "./errors.js"
+import { parseJson } from "./json.js"
 import type { JsonSchemaFormat } from "./ResponseFormat.js"
 import { isStandardSchema, standardJsonSchema, validateStandard } from "./standardSchema.js"
 import { parametersJsonSchema } from "./Tool.js"
@@ -31,7 +32,7 @@ export const outputFormat = <A, I>(output: OutputSchema<A, I>): JsonSchemaFormat
 
 /** The answer `text` as a value of `output`'s type, or why it is not one. */
 export const decodeOutput = <A, I>(output: OutputSchema<A, I>, text: string): Effect.Effect<A, OutputDecodeError> => {
-  const parsed = Either.try(() => JSON.parse(text) as unknown) // JSON.parse's result is unknown at this boundary
+  const parsed = parseJson(text)
   if (Either.isLeft(parsed)) return Effect.fail(new OutputDecodeError({ text, reason: "it is not JSON" }))
   const decoded: Effect.Effect<A, string> = isStandardSchema(output)
     ? validateStandard(output, parsed.right)

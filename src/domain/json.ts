@@ -3,7 +3,7 @@
  *
  * @module
  */
-import { Either } from "effect"
+import { Either, Schema } from "effect"
 
 /** Parses JSON text, or says why it is not JSON. */
 export const parseJson = (text: string): Either.Either<unknown, string> => {
@@ -13,6 +13,9 @@ export const parseJson = (text: string): Either.Either<unknown, string> => {
     return Either.left(error instanceof Error ? error.message : String(error))
   }
 }
+
+/** A field a JSON body may leave out or send as `null`, as OpenAI-style clients do. */
+export const optionalNullable = <S extends Schema.Schema.Any>(schema: S) => Schema.optional(Schema.NullOr(schema))
 
 /** Whether a parsed value is a JSON object. */
 export const isObject = (value: unknown): value is Readonly<Record<string, unknown>> =>

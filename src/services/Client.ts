@@ -13,6 +13,7 @@ import type { ClientError } from "../domain/httpErrors.js"
 import type { ModelEvent } from "../domain/ModelEvent.js"
 import type { PresetName } from "../domain/Sampling.js"
 import type { JsonSchema } from "../domain/ToolCall.js"
+import type { Embeddings } from "./Embedder.js"
 import type { ChatRequest, ModelInfo } from "./ChatModel.js"
 
 /** A model the server lists at `/v1/models`. */
@@ -64,6 +65,8 @@ export interface Service {
   readonly metrics: Effect.Effect<string, ClientError>
   /** `POST /v1/preset`: switches the server's default sampling preset. */
   readonly setPreset: (name: PresetName) => Effect.Effect<void, ClientError>
+  /** `POST /v1/embeddings`: one vector per text, in order. */
+  readonly embeddings: (texts: ReadonlyArray<string>) => Effect.Effect<Embeddings, ClientError>
 }
 
 /** A remote OpenAI-compatible server. */

@@ -24,6 +24,7 @@ import {
 import { type ChatModelError, ConfigurationError, ModelError } from "../../domain/errors.js"
 import { type ClientError, InvalidResponseError } from "../../domain/httpErrors.js"
 import type { ModelEvent } from "../../domain/ModelEvent.js"
+import { EmbeddingList, vectorFromBase64 } from "../../domain/openai/Embeddings.js"
 import type { PresetName } from "../../domain/Sampling.js"
 import type { ChatRequest } from "../../services/ChatModel.js"
 import { Client, type Health, type RemoteModel, type RemoteTool, type Service } from "../../services/Client.js"
@@ -181,6 +182,30 @@ export const make = (config: ClientConfig): Effect.Effect<Service, Configuration
           (error) => new InvalidResponseError({ url, detail: error.message })
         ))
 
+    /** A JSON body POSTed to `url`, the answer decoded with `schema`. */
+    const postJson = <A, I>(url: string, body: unknown, schema: Schema.Schema<A, I>): Effect.Effect<A, ClientError> =>
+      HttpClientRequest.post(url, { acceptJson: true }).pipe(
+        HttpClientRequest.bodyJson(body),
+        Effect.mapError((error) => new InvalidResponseError({ url, detail: `cannot encode the request: ${error.reason._tag}` })),
+        Effect.flatMap(fetchText),
+        Effect.flatMap((text) =>
+          Effect.mapError(
+            Schema.decodeUnknown(Schema.parseJson(schema))(text),
+            (error) => new InvalidResponseError({ url, detail: error.message })
+          )
+        )
+      )
+
+    const embeddings = Effect.fn("Client.embeddings")(function*(texts: ReadonlyArray<string>) {
+      const list = yield* postJson(urls.embeddings, { model: config.model, input: texts, encoding_format: "float" }, EmbeddingList)
+      const vectors = [...list.data].sort((a, b) => a.index - b.index)
+        .map((item) => (typeof item.embedding === "string" ? vectorFromBase64(item.embedding) : item.embedding))
+      if (vectors.length !== texts.length) {
+        return yield* new InvalidResponseError({ url: urls.embeddings, detail: `${vectors.length} vectors for ${texts.length} texts` })
+      }
+      return { vectors, tokens: list.usage?.prompt_tokens ?? 0 }
+    })
+
     const setPreset = Effect.fn("Client.setPreset")(function*(name: PresetName) {
       const request = yield* HttpClientRequest.post(urls.preset, { acceptJson: true }).pipe(
         HttpClientRequest.bodyJson({ preset: name }),
@@ -206,7 +231,8 @@ export const make = (config: ClientConfig): Effect.Effect<Service, Configuration
       ),
       props: fetchJson(urls.props, Schema.Unknown).pipe(Effect.withSpan("Client.props")),
       metrics: fetchText(HttpClientRequest.get(urls.metrics)).pipe(Effect.withSpan("Client.metrics")),
-      setPreset
+      setPreset,
+      embeddings
     } satisfies Service
   })
 

@@ -7,6 +7,7 @@
  * @module
  */
 import { Schema } from "effect"
+import { optionalNullable } from "../../domain/json.js"
 import type { ClientConfig } from "../../domain/ClientConfig.js"
 import type { ChatMessage } from "../../domain/Message.js"
 import type { ResponseFormat } from "../../domain/ResponseFormat.js"
@@ -103,7 +104,6 @@ export const requestBody = (request: ChatRequest, config: ClientConfig): JsonObj
 // ---------------------------------------------------------------------------
 // Responses.
 
-const optionalNullable = <S extends Schema.Schema.Any>(schema: S) => Schema.optional(Schema.NullOr(schema))
 
 /** One fragment of a tool call in a stream chunk. */
 export const ToolCallDelta = Schema.Struct({

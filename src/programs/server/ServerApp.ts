@@ -17,12 +17,14 @@ import { defaultPreset } from "../../domain/Sampling.js"
 import { builtinSystemPrompt } from "../../domain/SystemPrompt.js"
 import { Agent } from "../../services/Agent.js"
 import { ChatModel } from "../../services/ChatModel.js"
+import { Embedder } from "../../services/Embedder.js"
 import { Preamble } from "../../services/Preamble.js"
 import { ToolRegistry } from "../../services/ToolRegistry.js"
 import { internal, notFound, toResponse } from "./ApiError.js"
 import * as McpServerApp from "../mcp/McpServerApp.js"
 import * as Admission from "./admission.js"
 import { type ChatContext, chatCompletions } from "./chatCompletions.js"
+import { embeddings } from "./embeddings.js"
 import { defaultBodyLimits } from "./jsonBody.js"
 import * as Management from "./management.js"
 import * as Metrics from "./metrics.js"
@@ -111,6 +113,7 @@ export const make = (
       HttpRouter.get("/v1/tools", Management.tools(context)),
       HttpRouter.post("/v1/preset", Management.setPreset(context)),
       HttpRouter.post("/v1/chat/completions", chatCompletions(chat)),
+      HttpRouter.post("/v1/embeddings", embeddings({ embedder: yield* Effect.serviceOption(Embedder), modelId, limits: chat.limits, admission })),
       HttpRouter.get("/api/tags", Management.ollamaTags(context)),
       HttpRouter.post("/api/show", Management.ollamaShow(context))
     )

@@ -93,7 +93,6 @@ interface Injection {
   readonly overrides: Partial<PreambleOptions>
 }
 
-/** The preamble overrides for a request: `X-Easyai-Inject` first, then the server's setting. */
 /** An `on`/`off` header (any case); `undefined` when absent. */
 const onOffHeader = (name: string, header: string | undefined): Either.Either<boolean | undefined, ApiError> => {
   const value = header?.trim().toLowerCase()
@@ -102,6 +101,7 @@ const onOffHeader = (name: string, header: string | undefined): Either.Either<bo
   return Either.left(badRequest(`${name} must be "on" or "off" (got ${JSON.stringify(header)})`, name))
 }
 
+/** The preamble overrides for a request: `X-Easyai-Inject` first, then the server's setting. */
 const injection = (header: string | undefined, serverDefault: boolean): Either.Either<Injection, ApiError> =>
   Either.map(onOffHeader("X-Easyai-Inject", header), (asked) => {
     const on = asked ?? serverDefault

@@ -16,7 +16,8 @@
  *
  * @module
  */
-import { Either, Option, ParseResult, Schema } from "effect"
+import { Either, Option, Schema } from "effect"
+import { optionalNullable } from "../../domain/json.js"
 import { AssistantMessage, type ChatMessage, ToolMessage, UserMessage } from "../../domain/Message.js"
 import type { ResponseFormat } from "../../domain/ResponseFormat.js"
 import { parsePresetPrefix, PresetName, type SamplingOverrides } from "../../domain/Sampling.js"
@@ -24,8 +25,8 @@ import { isValidName } from "../../domain/Tool.js"
 import { ToolCall, ToolSpec } from "../../domain/ToolCall.js"
 import type { ToolChoice } from "../../services/ChatModel.js"
 import { type ApiError, badRequest } from "./ApiError.js"
+import { decodeRequestBody } from "./jsonBody.js"
 
-const optionalNullable = <S extends Schema.Schema.Any>(schema: S) => Schema.optional(Schema.NullOr(schema))
 
 const ContentPart = Schema.Struct({ type: Schema.String, text: Schema.optional(Schema.String) })
 const Content = Schema.NullOr(Schema.Union(Schema.String, Schema.Array(ContentPart)))
@@ -143,15 +144,6 @@ export interface ChatCall {
   readonly streamOptions: StreamOptions
 }
 
-const decodeBody = Schema.decodeUnknownEither(ChatCompletionBody)
-
-/** The first problem of a decode failure as `path: message`, and the path. */
-const firstIssue = (error: ParseResult.ParseError): { readonly text: string; readonly path: string } => {
-  const [issue] = ParseResult.ArrayFormatter.formatErrorSync(error)
-  if (issue === undefined) return { text: error.message, path: "" }
-  const path = issue.path.map((part, index) => (typeof part === "number" ? `[${part}]` : `${index === 0 ? "" : "."}${String(part)}`)).join("")
-  return { text: path === "" ? issue.message : `${path}: ${issue.message}`, path }
-}
 
 const textOf = (content: WireMessage["content"], where: string): Either.Either<string, ApiError> => {
   if (content === undefined || content === null) return Either.right("")
@@ -284,10 +276,7 @@ const translateResponseFormat = (format: typeof WireResponseFormat.Type | null |
 /** Translates a parsed JSON body, or says what is wrong with it (400). */
 export const parseChatCall = (json: unknown): Either.Either<ChatCall, ApiError> =>
   Either.gen(function*() {
-    const body = yield* Either.mapLeft(decodeBody(json, { errors: "first" }), (error) => {
-      const issue = firstIssue(error)
-      return badRequest(`invalid request: ${issue.text}`, issue.path === "" ? undefined : issue.path)
-    })
+    const body = yield* decodeRequestBody(ChatCompletionBody, json)
     const translated = yield* translateMessages(body.messages)
     const clientTools = body.tools === undefined || body.tools === null || body.tools.length === 0
       ? undefined

@@ -8,7 +8,7 @@
  * @module
  */
 import { FileSystem, HttpServerRequest } from "@effect/platform"
-import { Effect, Option, Stream } from "effect"
+import { Effect, Either, Option, ParseResult, Schema, Stream } from "effect"
 import { maxJsonDepth, nestingExceeds } from "../../domain/jsonDepth.js"
 import { type ApiError, badRequest, payloadTooLarge } from "./ApiError.js"
 
@@ -81,4 +81,19 @@ export const readJsonBody = (limits: BodyLimits): Effect.Effect<unknown, ApiErro
       try: (): unknown => JSON.parse(text),
       catch: (error) => badRequest(`the request body is not valid JSON: ${error instanceof Error ? error.message : String(error)}`)
     })
+  })
+
+/** The first problem of a decode failure as `path: message`, and the path. */
+const firstIssue = (error: ParseResult.ParseError): { readonly text: string; readonly path: string } => {
+  const [issue] = ParseResult.ArrayFormatter.formatErrorSync(error)
+  if (issue === undefined) return { text: error.message, path: "" }
+  const path = issue.path.map((part, index) => (typeof part === "number" ? `[${part}]` : `${index === 0 ? "" : "."}${String(part)}`)).join("")
+  return { text: path === "" ? issue.message : `${path}: ${issue.message}`, path }
+}
+
+/** A parsed body decoded with `schema`, or a 400 naming its first problem and where it is. */
+export const decodeRequestBody = <A, I>(schema: Schema.Schema<A, I>, json: unknown): Either.Either<A, ApiError> =>
+  Either.mapLeft(Schema.decodeUnknownEither(schema)(json, { errors: "first" }), (error) => {
+    const issue = firstIssue(error)
+    return badRequest(`invalid request: ${issue.text}`, issue.path === "" ? undefined : issue.path)
   })
