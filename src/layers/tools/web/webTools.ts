@@ -16,6 +16,7 @@
  */
 import { Duration, Effect, Schema, type Scope } from "effect"
 import * as Tool from "../../../domain/Tool.js"
+import { rangedCount } from "../../../domain/ToolParams.js"
 import { ToolResult } from "../../../domain/ToolCall.js"
 import type { SearchResult } from "./engine.js"
 import { makeAddressPolicy, parseNetworks } from "./addressPolicy.js"
@@ -216,9 +217,9 @@ const wireRule = `Reply MUST end with a \`Sources:\` block listing the URLs you 
 
 const QueryParam = Schema.String.pipe(Schema.maxLength(maxQueryLength))
 const UrlParam = Schema.String.pipe(Schema.minLength(1), Schema.maxLength(4096))
-/** Counts above their cap are lowered to it, not refused (as the fs tools do). */
-const MaxResults = Schema.Int.pipe(Schema.greaterThanOrEqualTo(1))
-const MaxChars = Schema.Int.pipe(Schema.greaterThanOrEqualTo(1))
+/** Counts outside their range are moved into it, not refused (as the fs tools do); the schema shows the range. */
+const MaxResults = rangedCount(1, maxResultsLimit)
+const MaxChars = rangedCount(minChars, maxCharsLimit)
 const engineParam = (options: ResolvedWebOptions) => Schema.Literal("auto", ...options.engines)
 
 /**
