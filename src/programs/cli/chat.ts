@@ -91,6 +91,8 @@ const stackLayer = <E>(
     ...optionalField("memory", flag.memory),
     ...Option.match(flag.skills, { onNone: () => ({}), onSome: (dir) => ({ skills: { directories: [dir] } }) }),
     ...(flag.noPlan ? { plan: false } : {}),
+    // The remote chat's default toolset has the system_* tools, as the reference's remote CLI does.
+    ...(Option.isNone(flag.model) ? { system: true } : {}),
     ...(flag.mcp.length === 0 ? {} : { mcp: { servers: flag.mcp.map((text) => parseMcpServer(text, mcpKey)) } }),
     session: {
       history,
