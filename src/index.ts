@@ -68,6 +68,7 @@ export {
 } from "./services/Sandbox.js"
 export {
   type ChatOptions,
+  interruptedMark,
   type Service as SessionService,
   Session,
   type SystemAppend

@@ -85,7 +85,13 @@ const stackLayer = <E>(
     toolMode: Option.getOrElse(flag.toolsMode, () => "split" as const),
     approval: flag.yes
       ? ApprovalLive.autoApprove
-      : ApprovalLive.policy({ autoApproveLocal: true, autoApprove: ToolFlags.names(flag.autoApprove), ...(ask === undefined ? {} : { ask }) }),
+      : ApprovalLive.policy({
+        autoApproveLocal: true,
+        // In the hybrid shell the model's commands run in the user's own directory: each is confirmed, unless auto-approved.
+        ...(flag.shell ? { confirmLocal: ["bash"] } : {}),
+        autoApprove: ToolFlags.names(flag.autoApprove),
+        ...(ask === undefined ? {} : { ask })
+      }),
     ...ToolFlags.hostOption(flag),
     ...ToolFlags.webOption(flag),
     ...optionalField("memory", flag.memory),
@@ -178,6 +184,24 @@ const saver = (flag: Flags) => {
     : Effect.flatMap(Session, (session) => Effect.flatMap(session.history, (history) => saveSession(directory, history)))
 }
 
+/**
+ * While the one-shot answer runs: the first SIGINT stops it gracefully (the
+ * runtime interrupts the program); a second one exits at once, so a stop
+ * that hangs can still be escaped.
+ */
+const secondInterruptExits = Effect.acquireRelease(
+  Effect.sync(() => {
+    let seen = 0
+    const onSignal = () => {
+      seen += 1
+      if (seen >= 2) process.exit(130)
+    }
+    process.on("SIGINT", onSignal)
+    return onSignal
+  }),
+  (onSignal) => Effect.sync(() => process.off("SIGINT", onSignal))
+)
+
 /** One turn, rendered. */
 const answerOnce = (flag: Flags, prompt: string, spinner: Spinner) =>
   Effect.gen(function*() {
@@ -192,7 +216,7 @@ const answerOnce = (flag: Flags, prompt: string, spinner: Spinner) =>
 /** The interactive chat or hybrid shell. */
 const interactively = (flag: Flags, mcpKey: Option.Option<Redacted.Redacted<string>>, history: ReadonlyArray<ChatMessage>) =>
   Effect.gen(function*() {
-    const editor = makeLineEditor()
+    const editor = yield* makeLineEditor
     const spinner = new Spinner()
     yield* Effect.gen(function*() {
       yield* ToolFlags.narrowTools(flag.tools)
@@ -213,10 +237,10 @@ const interactively = (flag: Flags, mcpKey: Option.Option<Redacted.Redacted<stri
         changed: saver(flag)
       })
     }).pipe(
-      Effect.provide(stackLayer(flag, modelLayer(flag), mcpKey, askWith(editor, spinner), history)),
+      Effect.provide(stackLayer(flag, modelLayer(flag), mcpKey, askWith(editor.readline, spinner), history)),
       Effect.ensuring(Effect.sync(() => {
         spinner.clear()
-        editor.close()
+        editor.readline.close()
       }))
     )
   })
@@ -256,5 +280,9 @@ const run = (flag: Flags) =>
     if (interactive) return yield* interactively(flag, mcpKey, history)
     const spinner = new Spinner()
     const ask = process.stdin.isTTY ? askOnTerminal(spinner) : undefined
-    yield* answerOnce(flag, prompt, spinner).pipe(Effect.provide(stackLayer(flag, modelLayer(flag), mcpKey, ask, history)))
+    // From before the model loads: a load or a stop that hangs can be left with a second Ctrl+C.
+    yield* Effect.scoped(Effect.zipRight(
+      secondInterruptExits,
+      answerOnce(flag, prompt, spinner).pipe(Effect.provide(stackLayer(flag, modelLayer(flag), mcpKey, ask, history)))
+    ))
   })

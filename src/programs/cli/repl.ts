@@ -21,9 +21,24 @@ import { compressConversation, isSlashCommand, runSlashCommand } from "./slashCo
 import type { Spinner } from "./spinner.js"
 import { approvalQuestion, approved, renderTurn, TurnRenderer } from "./terminal.js"
 
-/** The terminal line editor the REPL reads with (and asks approvals on). */
-export const makeLineEditor = (): Interface =>
-  createInterface({ input: process.stdin, output: process.stdout, terminal: process.stdin.isTTY === true })
+/** The terminal line editor the REPL reads with (and asks approvals on), and the lines entered on it. */
+export interface LineEditor {
+  readonly readline: Interface
+  /** Every line entered, from the editor's start on; none at the end of input. */
+  readonly lines: Queue.Queue<Option.Option<string>>
+}
+
+/**
+ * The line editor, collecting lines from the start: what is typed while the
+ * model loads is kept and answered once the prompt is ready, not lost.
+ */
+export const makeLineEditor: Effect.Effect<LineEditor> = Effect.gen(function*() {
+  const lines = yield* Queue.unbounded<Option.Option<string>>()
+  const readline = createInterface({ input: process.stdin, output: process.stdout, terminal: process.stdin.isTTY === true })
+  readline.on("line", (line) => Queue.unsafeOffer(lines, Option.some(line)))
+  readline.on("close", () => Queue.unsafeOffer(lines, Option.none()))
+  return { readline, lines }
+})
 
 /** The approval question on the REPL's own line editor (after clearing the spinner). */
 export const askWith = (editor: Interface, spinner: Spinner) => (request: ApprovalRequest): Effect.Effect<boolean> =>
@@ -56,7 +71,7 @@ export interface ReplOptions {
 }
 
 /** Runs the REPL until /exit or Ctrl+D. */
-export const repl = (editor: Interface, options: ReplOptions) =>
+export const repl = ({ lines, readline: editor }: LineEditor, options: ReplOptions) =>
   Effect.gen(function*() {
     const session = yield* Session
     const changed = Effect.provideService(options.changed, Session, session)
@@ -86,10 +101,7 @@ export const repl = (editor: Interface, options: ReplOptions) =>
       editor.prompt()
     })
 
-    // Lines typed while an answer streams are kept for later, not lost: a queue, not `question`.
-    const lines = yield* Queue.unbounded<Option.Option<string>>()
-    editor.on("line", (line) => Queue.unsafeOffer(lines, Option.some(line)))
-    editor.on("close", () => Queue.unsafeOffer(lines, Option.none()))
+    // Lines typed while an answer streams (or the model loads) are kept for later, not lost: a queue, not `question`.
     const readLine = Effect.zipRight(
       Effect.sync(() => {
         editor.setPrompt(options.shell ? shellPrompt() : "> ")
@@ -138,9 +150,12 @@ export const repl = (editor: Interface, options: ReplOptions) =>
         const events = session.stream(text, {
           ...Option.match(turnPreset, { onNone: () => ({}), onSome: (name) => ({ preset: name }) }),
           ...(temperature === undefined ? {} : { sampling: { temperature } }),
-          ...(options.maxTokens === undefined ? {} : { maxTokens: options.maxTokens })
+          ...(options.maxTokens === undefined ? {} : { maxTokens: options.maxTokens }),
+          // Ctrl+C keeps what was shown, marked as interrupted: the model and the session file see where it was cut.
+          keepInterrupted: true
         })
-        yield* interruptibly(renderTurn(events, renderer, changed))
+        const finished = yield* interruptibly(renderTurn(events, renderer, changed))
+        if (Option.isNone(finished)) yield* changed
         const usage: Usage | undefined = renderer.lastUsage
         if (usage?.contextSize !== undefined) contextSize = usage.contextSize
         fill = usage === undefined ? undefined : contextFill(usage)

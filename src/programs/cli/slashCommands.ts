@@ -16,8 +16,8 @@ const commands = [
   ["/help", "", "this list"],
   ["/exit", "", "leave (also /quit, or Ctrl+D)"],
   ["/quit", "", ""],
-  ["/clear", "", "clear the screen"],
-  ["/reset", "", "forget the conversation"],
+  ["/clear", "", "clear the conversation (tools and system prompt stay; Ctrl+L clears the screen)"],
+  ["/reset", "", "clear the conversation and the plan"],
   ["/compress", "", "replace the conversation with the model's recap of it"],
   ["/plan", "", "show the model's plan"],
   ["/system", " <text>", "replace the system prompt (the conversation restarts); alone, show it"],
@@ -129,12 +129,15 @@ export const runSlashCommand = (line: string, context: CommandContext) =>
         yield* say(helpText(context.shell))
         break
       case "/clear":
-        yield* Effect.sync(() => process.stdout.write("\u001b[2J\u001b[H"))
+        yield* session.reset
+        yield* context.changed
+        yield* say("(conversation cleared; tools and system prompt kept)")
         break
       case "/reset":
         yield* session.reset
+        yield* Effect.flatMap(Plan, (plan) => plan.reset)
         yield* context.changed
-        yield* say("(conversation cleared)")
+        yield* say("(conversation and plan cleared)")
         break
       case "/compress":
         yield* compressConversation(context)
@@ -152,9 +155,15 @@ export const runSlashCommand = (line: string, context: CommandContext) =>
         yield* say("(system prompt replaced; conversation cleared)")
         break
       case "/preset": {
+        const list = `presets: ${PresetNames.literals.join(", ")}`
+        if (argument === "") {
+          const current = yield* Ref.get(context.preset)
+          yield* say(`${Option.match(current, { onNone: () => "(the session's preset)", onSome: (name) => `[preset: ${name}]` })}\n${list}`)
+          break
+        }
         const found = findPreset(argument)
         if (Option.isNone(found)) {
-          yield* say(`presets: ${PresetNames.literals.join(", ")}`)
+          yield* say(`unknown preset "${argument}"; ${list}`)
           break
         }
         yield* Ref.set(context.preset, found)
