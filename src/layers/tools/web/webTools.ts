@@ -237,14 +237,15 @@ export const webTools = (
     const allowed = yield* parseNetworks(options?.allowNetworks ?? [])
     const client = yield* guardedClient(makeAddressPolicy(allowed), options?.lookup)
     const resolved = resolveWebOptions(options)
-    const fetcher = makeFetcher(client, {
+    const limits = {
       timeout: resolved.fetchTimeout,
       maxBytes: resolved.maxBytes,
       maxRedirects: resolved.maxRedirects,
       userAgent: resolved.userAgent
-    })
-    const search = makeSearch(fetcher, resolved)
-    const fetchPage = runFetch(makeReadPage(fetcher), resolved)
+    }
+    // A search engine that fails is not asked again: the cascade moves on to the next one.
+    const search = makeSearch(makeFetcher(client, { ...limits, retries: 0 }), resolved)
+    const fetchPage = runFetch(makeReadPage(makeFetcher(client, { ...limits, retries: resolved.fetchRetries })), resolved)
     const Engine = engineParam(resolved)
     const engineDoc = `Optional. ${cascadeText(resolved)}; or one of ${resolved.engines.join(", ")}.`
 
