@@ -99,8 +99,12 @@ export interface Options<E> {
   }
 }
 
-/** Everything the stack provides; the `Sandbox` tells programs how tool processes are confined. */
-export type Services = Session | Agent | ToolRegistry | Preamble | Plan | McpClient | Sandbox
+/**
+ * Everything the stack provides; the `Sandbox` tells programs how tool
+ * processes are confined, and the `Approval` gate is the loop's own, for a
+ * program that confirms other actions the same way.
+ */
+export type Services = Session | Agent | ToolRegistry | Preamble | Plan | McpClient | Sandbox | Approval
 
 /** Everything building the stack can fail with, besides the model's own error. */
 export type BuildError =
@@ -176,12 +180,11 @@ export const layer = <E>(options: Options<E>): Layer.Layer<Services, E | BuildEr
     return SessionLive.layer({ ...config, context: [...context, ...(config.context ?? [])] })
   })).pipe(Layer.provide(Layer.merge(registry, sandbox)))
 
-  const agent = AgentLive.layer(options.agent).pipe(
-    Layer.provide(Layer.mergeAll(registry, options.approval ?? ApprovalLive.autoApprove, options.model))
-  )
+  const approval = options.approval ?? ApprovalLive.autoApprove
+  const agent = AgentLive.layer(options.agent).pipe(Layer.provide(Layer.mergeAll(registry, approval, options.model)))
   const preamble = memory === undefined
     ? PreambleLive.layer(options.preamble)
     : PreambleLive.layerWithMemory(options.preamble).pipe(Layer.provide(memory))
-  return session.pipe(Layer.provideMerge(Layer.mergeAll(agent, registry, preamble, plan, mcp, sandbox)))
+  return session.pipe(Layer.provideMerge(Layer.mergeAll(agent, registry, preamble, plan, mcp, sandbox, approval)))
 }
 

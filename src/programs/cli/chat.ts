@@ -30,6 +30,7 @@ import { fill, optionalField } from "./optionalField.js"
 import { mcpApiKey, parseMcpServer } from "./mcpServers.js"
 import { clientOverrides } from "./remoteFlags.js"
 import { chatFlags } from "./chatFlags.js"
+import { cmdLinesRule } from "./cmdLines.js"
 import { progressOption } from "./downloadProgress.js"
 import { askWith, makeLineEditor, repl } from "./repl.js"
 import { loadSession, saveSession, sessionFileName } from "./sessionFile.js"
@@ -104,6 +105,7 @@ const stackLayer = <E>(
       history,
       ...(flag.noTools ? { withDefaultTools: false } : {}),
       noBuiltinSystem: flag.noBuiltinSystem,
+      ...(flag.shell ? { systemAppend: [cmdLinesRule] } : {}),
       ...optionalField("system", Option.orElse(flag.system, () => Option.map(flag.systemFile, ([, text]) => text))),
       ...optionalField("preset", flag.preset),
       sampling: {

@@ -13,7 +13,8 @@ import type { Usage } from "../../domain/AgentEvent.js"
 import { autoCompressShare, contextFill } from "../../domain/contextFill.js"
 import { parsePresetPrefix, type PresetName } from "../../domain/Sampling.js"
 import type { ApprovalRequest } from "../../layers/approval/ApprovalLive.js"
-import { Session } from "../../services/Session.js"
+import { interruptedMark, Session } from "../../services/Session.js"
+import { offerCommands } from "./cmdLines.js"
 import { describeFailure } from "./failure.js"
 import { applyBuiltin, runInForeground, shellPrompt } from "./shell.js"
 import { parseShellLine } from "./shellLine.js"
@@ -46,6 +47,9 @@ export const askWith = (editor: Interface, spinner: Spinner) => (request: Approv
     spinner.clear()
     editor.question(approvalQuestion(request), (answer) => resume(Effect.succeed(approved(answer))))
   })
+
+/** How many times in a row a `CMD:` output may go back to the model before the shell waits for the person. */
+const maxHandBacks = 10
 
 /** How close three Ctrl+C must be to force an exit, in milliseconds. */
 const forceExitWindow = 1500
@@ -173,6 +177,27 @@ export const repl = ({ lines, readline: editor }: LineEditor, options: ReplOptio
         yield* turn(prefix.value.text, Option.some(prefix.value.preset), Option.getOrUndefined(prefix.value.temperature))
       })
 
+    /** The text of the model's last answer, unless the turn was stopped. */
+    const lastAnswer = Effect.map(session.history, (history) => {
+      const last = history.at(-1)
+      return last?._tag === "AssistantMessage" && !last.content.endsWith(interruptedMark) ? last.content : ""
+    })
+
+    /**
+     * In the hybrid shell, a question to the model, then its `CMD:` lines
+     * offered to run; the output handed back is the next question (each one
+     * confirmed by the person, at most {@link maxHandBacks} in a row).
+     */
+    const askOfferingCommands = (text: string) =>
+      Effect.gen(function*() {
+        let next: ReadonlyArray<string> = [text]
+        for (let round = 0; round <= maxHandBacks && next.length > 0; round++) {
+          for (const message of next) yield* ask(message)
+          const offered = yield* interruptibly(offerCommands(yield* lastAnswer, editor, say))
+          next = Option.getOrElse(Option.flatten(offered), () => [])
+        }
+      })
+
     /** A line of the hybrid shell that is not a `/` command. */
     const shellLine = (text: string) =>
       Effect.gen(function*() {
@@ -181,7 +206,7 @@ export const repl = ({ lines, readline: editor }: LineEditor, options: ReplOptio
           case "Blank":
             return
           case "Ask":
-            return line.text === "" ? yield* say("usage: > your question") : yield* ask(line.text)
+            return line.text === "" ? yield* say("usage: > your question") : yield* askOfferingCommands(line.text)
           case "Cd":
           case "Export":
           case "Unset": {
