@@ -56,14 +56,19 @@ const visible = (event: ModelEvent): AgentEvent | undefined => {
   }
 }
 
-/** Whether `error` broke a turn that had shown no answer text and no tool call yet (reasoning at most). */
-const cutBeforeAnswer = (turn: TurnSummary, error: ChatModelError): error is ModelError =>
-  error._tag === "ModelError" && error.reason === "Transport" && turn.text === "" && turn.toolCalls.length === 0
+/**
+ * Whether `error` cut a stream that had started (some event arrived) but
+ * shown no answer text and no tool call (reasoning or progress at most). A
+ * failure before the stream started is the client's to retry, and it has.
+ */
+const cutBeforeAnswer = (turn: TurnSummary, started: boolean, error: ChatModelError): error is ModelError =>
+  started && error._tag === "ModelError" && error.reason === "Transport" && turn.text === "" &&
+  turn.toolCalls.length === 0
 
 /**
  * Streams one model turn, emitting what is visible, and summarizes it. A
- * transport failure before any answer text or tool call is a summary with
- * `cut`, not a failure: nothing but reasoning is lost by asking again.
+ * stream cut before any answer text or tool call is a summary with `cut`,
+ * not a failure: nothing but reasoning is lost by asking again.
  */
 export const runModelTurn = (
   model: ChatModelService,
@@ -71,13 +76,16 @@ export const runModelTurn = (
   emit: (event: AgentEvent) => Effect.Effect<void>
 ): Effect.Effect<TurnSummary, ChatModelError> =>
   Effect.suspend(() => {
-    let sofar = empty // this turn's own fold, read when the stream breaks
+    // This turn's own fold, and whether anything arrived, read when the stream breaks.
+    let sofar = empty
+    let started = false
     return Stream.runForEach(model.stream(request), (event) => {
+      started = true
       sofar = fold(sofar, event)
       const shown = visible(event)
       return shown === undefined ? Effect.void : emit(shown)
     }).pipe(
       Effect.map(() => sofar),
-      Effect.catchIf((error) => cutBeforeAnswer(sofar, error), (error) => Effect.succeed({ ...sofar, cut: error }))
+      Effect.catchIf((error) => cutBeforeAnswer(sofar, started, error), (error) => Effect.succeed({ ...sofar, cut: error }))
     )
   })

@@ -190,13 +190,26 @@ describe("Agent loop", () => {
         expect(completion(events)).toMatchObject({ text: "done", stopReason: "Stop" })
       }).pipe(Effect.provide(scriptedAgent([[...Scripted.reasoning("thinking"), cut], Scripted.reply("done")]))))
 
-    it.effect("fail after two retries, and at once when answer text was already shown", () =>
+    it.effect("fail after two retries", () =>
       Effect.gen(function*() {
         const exit = yield* Effect.exit(run())
         expect(exit).toEqual(Exit.fail(new ModelError({ reason: "Transport", detail: "the connection closed" })))
         const requests = yield* Effect.flatMap(Scripted.ScriptedChatModel, (r) => r.requests)
         expect(requests).toHaveLength(3)
-      }).pipe(Effect.provide(scriptedAgent([[cut], [...Scripted.reasoning("a"), cut], [cut], Scripted.reply("never")]))))
+      }).pipe(Effect.provide(scriptedAgent([
+        [...Scripted.reasoning("a"), cut],
+        [...Scripted.reasoning("b"), cut],
+        [...Scripted.reasoning("c"), cut],
+        Scripted.reply("never")
+      ]))))
+
+    it.effect("are not asked again when the stream never started: the client has retried that already", () =>
+      Effect.gen(function*() {
+        const exit = yield* Effect.exit(run())
+        expect(Exit.isFailure(exit)).toBe(true)
+        const requests = yield* Effect.flatMap(Scripted.ScriptedChatModel, (r) => r.requests)
+        expect(requests).toHaveLength(1)
+      }).pipe(Effect.provide(scriptedAgent([[cut], Scripted.reply("never")]))))
 
     it.effect("are not asked again once answer text was shown", () =>
       Effect.gen(function*() {
