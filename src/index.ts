@@ -75,6 +75,7 @@ export {
 } from "./services/Sandbox.js"
 export {
   type ChatOptions,
+  interruptedMark,
   type Service as SessionService,
   Session,
   type SystemAppend
@@ -109,6 +110,11 @@ export { planTool } from "./layers/tools/plan.js"
 export { type WebOptions } from "./layers/tools/web/options.js"
 export { InvalidNetwork, WebError } from "./layers/tools/web/errors.js"
 export { webTools } from "./layers/tools/web/webTools.js"
+export { systemTools } from "./layers/tools/system/systemTools.js"
+export { systemDiskUsage } from "./layers/tools/system/disk.js"
+export { systemLoad } from "./layers/tools/system/load.js"
+export { systemMemory } from "./layers/tools/system/memory.js"
+export { systemProcesses } from "./layers/tools/system/processes.js"
 export { agentsFileName, loadAgentsFile } from "./layers/workspace/agentsFile.js"
 export { loadSkills, type SkillsLoad } from "./layers/workspace/skills.js"
 export { toolLookup } from "./layers/tools/toolLookup.js"

@@ -1,10 +1,13 @@
-import { readFileSync } from "node:fs"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { ScriptedChatModel } from "easyai"
 import { testModels } from "./support/models.js"
 import { openaiPeer } from "./support/openaiPeer.js"
+import { readFileSync } from "node:fs"
+import * as path from "node:path"
+import { loopbackServer } from "./support/loopbackServer.js"
 import { runTs } from "./support/process.js"
+import { tempDir } from "./support/tempDir.js"
 
 describe("examples", () => {
   it.live("hello.ts answers in three lines", () =>
@@ -51,5 +54,69 @@ describe("examples", () => {
       expect(exitCode, stderr).toBe(0)
       expect(stdout).toBe("2 + 2 = 4.\n")
       expect(peer.chatBodies()[0]).toMatchObject({ model: "peer-model", stream: true })
+    })), 60_000)
+
+  it.live("agent.ts has every built-in tool and a custom one, and uses them", () =>
+    Effect.gen(function*() {
+      const sandbox = tempDir()
+      const { exitCode, stderr, stdout } = yield* runTs("examples/agent.ts", sandbox, tempDir())
+      expect(exitCode, stderr).toBe(0)
+      const tools = stdout.split("\n").find((line) => line.startsWith("tools: "))?.slice(7).split(", ") ?? []
+      expect(tools).toEqual(expect.arrayContaining([
+        "datetime", "plan", "web_search", "web_fetch", "fs_read", "fs_write", "bash", "evaluate", "knowledge_save",
+        "shout", "system_load", "system_memory", "system_disk_usage", "system_processes", "tool_lookup"
+      ]))
+      expect(stdout).toContain("[shout] TOOLS READY\n")
+      expect(stdout).toContain("Done: shouted and wrote /note.md.\n")
+      expect(readFileSync(path.join(sandbox, "note.md"), "utf8")).toBe("written by the agent\n")
+    }), 60_000)
+
+  it.live("chat.ts is a bare chat that remembers the conversation", () =>
+    Effect.gen(function*() {
+      const { exitCode, stderr, stdout } = yield* runTs("examples/chat.ts")
+      expect(exitCode, stderr).toBe(0)
+      expect(stdout).toBe("Hello, Ada.\nYour name is Ada.\n4 messages in the conversation\n")
+    }), 60_000)
+
+  it.live("chat.ts against a peer sends no tools and only its own system prompt", () =>
+    Effect.scoped(Effect.gen(function*() {
+      const peer = yield* openaiPeer({ turns: [ScriptedChatModel.reply("Hi Ada."), ScriptedChatModel.reply("Ada.")] })
+      const { exitCode, stderr, stdout } = yield* runTs("examples/chat.ts", `${peer.url}/v1`, "peer-model")
+      expect(exitCode, stderr).toBe(0)
+      expect(stdout).toBe("Hi Ada.\nAda.\n4 messages in the conversation\n")
+      const second = peer.chatBodies()[1]
+      expect(second?.["tools"]).toBeUndefined()
+      expect(second?.["messages"]).toMatchObject([
+        { role: "system", content: expect.stringMatching(/^You are a friendly, brief assistant\./) },
+        { role: "user" },
+        { role: "assistant", content: "Hi Ada." },
+        { role: "user" }
+      ])
+    })), 60_000)
+
+  it.live("recipes/today-is.ts: a tool without parameters", () =>
+    Effect.gen(function*() {
+      const { exitCode, stderr, stdout } = yield* runTs("examples/recipes/today-is.ts")
+      expect(exitCode, stderr).toBe(0)
+      const weekday = new Date().toLocaleDateString("en-US", { weekday: "long" })
+      expect(stdout).toBe(`today_is: ${weekday}\nEnjoy your day.\n`)
+    }), 60_000)
+
+  it.live("recipes/weather.ts calls a weather API, served here on loopback, and reports its failures in one line", () =>
+    Effect.scoped(Effect.gen(function*() {
+      const api = yield* loopbackServer((req, res) => {
+        const city = new URL(req.url ?? "/", "http://127.0.0.1").searchParams.get("city")
+        if (city === "Paris") {
+          res.writeHead(200, { "content-type": "application/json" })
+          res.end(JSON.stringify({ city: "Paris", temperature_c: 18.5, conditions: "light rain" }))
+        } else res.writeHead(404, { "content-type": "application/json" }).end("{}")
+      })
+      const paris = yield* runTs("examples/recipes/weather.ts", api.base, "Paris")
+      expect(paris.exitCode, paris.stderr).toBe(0)
+      expect(paris.stdout).toBe("weather: Paris: 18.5 °C, light rain\nThere you go.\n")
+      expect(api.hits).toEqual(["/current?city=Paris"])
+      const nowhere = yield* runTs("examples/recipes/weather.ts", api.base, "Atlantis")
+      expect(nowhere.exitCode, nowhere.stderr).toBe(0)
+      expect(nowhere.stdout).toContain(`error: get_weather: the weather service could not answer for "Atlantis" (ResponseError)`)
     })), 60_000)
 })

@@ -33,7 +33,7 @@ export class ToolCallFinished extends Schema.TaggedClass<ToolCallFinished>()("To
  *   without calling one.
  */
 export class HopReset extends Schema.TaggedClass<HopReset>()("HopReset", {
-  reason: Schema.Literal("ThoughtOnly", "AnnounceOnly"),
+  reason: Schema.Literal("ThoughtOnly", "AnnounceOnly", "Incomplete"),
   attempt: Schema.Number
 }) {}
 

@@ -37,7 +37,7 @@ export const memoryVocabularyCap = 40
 export const builtinSystemPrompt = `You are Deep, an expert systems engineer and a careful, direct assistant.
 
 Work in a loop: TIME -> THINK -> PLAN -> EXECUTE -> VERIFY.
-- TIME: when the answer depends on "now", "today" or recent events, establish the current date first (the newest "Sent:" line of the conversation when present, else the datetime tool).
+- TIME: when the answer depends on "now", "today" or recent events, establish the current date first (the newest "Sent:" line of the conversation when present, else the datetime tool when you have it).
 - THINK: work out what is really being asked and what you need to know to answer it.
 - PLAN: for multi-step work, pick one viable approach and carry it through; do not stop at a list of options or a draft.
 - EXECUTE: act with your tools instead of guessing; when you say you will use a tool, call it in the same turn.
@@ -147,16 +147,51 @@ export const withClockNotes = (
     return new UserMessage({ content: message.content === "" ? note : `${message.content}\n\n${note}` })
   })
 
-/** The KNOWLEDGE CUTOFF block. */
-export const knowledgeCutoffBlock = (cutoff: string): string =>
-  `# KNOWLEDGE CUTOFF
-Your training data ends around ${sanitizeSingleLine(cutoff, 32)}.
+/**
+ * The tools that can check a post-cutoff fact, as the model calls them:
+ * the web surface it sees (`web action=search/fetch` in unified mode,
+ * `web_search/web_fetch` in split mode) and `datetime`.
+ */
+const verifierNames = new Set(["web", "web_search", "web_fetch", "datetime"])
+
+const verifyingTools = (toolNames: ReadonlyArray<string>): ReadonlyArray<string> => {
+  const active = new Set(toolNames)
+  const split = ["web_search", "web_fetch"].filter((name) => active.has(name))
+  return [
+    ...(active.has("web") ? ["web action=search/fetch"] : []),
+    ...(split.length > 0 ? [split.join("/")] : []),
+    ...(active.has("datetime") ? ["datetime"] : [])
+  ]
+}
+
+/**
+ * The KNOWLEDGE CUTOFF block. It names only tools in `toolNames` (the active
+ * ones); with none, the model is told to say it is not certain.
+ */
+export const knowledgeCutoffBlock = (cutoff: string, toolNames: ReadonlyArray<string> = []): string => {
+  const head = `# KNOWLEDGE CUTOFF
+Your training data ends around ${sanitizeSingleLine(cutoff, 32)}.`
+  const tail = "Never present a post-cutoff fact as known."
+  if (toolNames.length === 0) {
+    return `${head}
+For ANY claim about events, people, products, prices, releases,
+leaders, scores, weather, or facts after that cutoff, say explicitly
+that you are not certain: you have no tools to verify it.
+${tail}`
+  }
+  const named = verifyingTools(toolNames)
+  const more = toolNames.some((name) => !verifierNames.has(name))
+  const call = named.length === 0
+    ? "Call one of your tools that can verify it"
+    : `Call a tool (${named.join(", ")}${more ? ", …" : ""}) to verify`
+  return `${head}
 For ANY claim about events, people, products, prices, releases,
 leaders, scores, weather, or facts after that cutoff you MUST
 either:
-  1. Call a tool (web action=search/fetch, datetime, …) to verify, OR
+  1. ${call}, OR
   2. Explicitly state that you are not certain.
-Never present a post-cutoff fact as known.`
+${tail}`
+}
 
 /** The memory-first KNOWLEDGE LOOP rules. */
 export const knowledgeLoopBlock = `# KNOWLEDGE LOOP
@@ -193,12 +228,16 @@ ${top.join(" ")}`
  * The dynamic preamble, in its fixed order: DATE/TIME, KNOWLEDGE CUTOFF,
  * KNOWLEDGE LOOP, CITE SOURCES, and MEMORY VOCABULARY last (the only block a
  * memory write changes). It holds no timestamp: the time of a turn is its
- * {@link clockNote}.
+ * {@link clockNote}. `toolNames` are the active tools, the only ones it names.
  */
-export const dynamicPreamble = (options: PreambleOptions, vocabulary: MemoryVocabulary | undefined): string =>
+export const dynamicPreamble = (
+  options: PreambleOptions,
+  vocabulary: MemoryVocabulary | undefined,
+  toolNames: ReadonlyArray<string> = []
+): string =>
   joinBlocks([
     options.injectDateTime ? dateTimeBlock : "",
-    options.injectDateTime ? knowledgeCutoffBlock(options.knowledgeCutoff) : "",
+    options.injectDateTime ? knowledgeCutoffBlock(options.knowledgeCutoff, toolNames) : "",
     options.knowledgeLoop ? knowledgeLoopBlock : "",
     options.citeSources ? citeSourcesBlock : "",
     options.memoryVocabulary && vocabulary !== undefined ? memoryVocabularyBlock(vocabulary) : ""

@@ -123,14 +123,42 @@ const isEmptyStruct = (ast: SchemaAST.AST): boolean =>
   SchemaAST.isTypeLiteral(ast) && ast.propertySignatures.length === 0 && ast.indexSignatures.length === 0
 
 /**
+ * Whether a `title` is the name Effect gives its own refinements
+ * (`"int"`, `"maxLength(64)"`, `"between(1, 20)"`): an internal name, not a
+ * label. A title someone chose ("City") starts with a capital or has spaces.
+ */
+const isRefinementName = (title: unknown): boolean =>
+  typeof title === "string" && /^[a-z][A-Za-z0-9]*(\(.*\))?$/.test(title)
+
+/** The keywords whose value is a map of names to subschemas (a property named `title` is not a title). */
+const schemaMaps = new Set(["properties", "$defs", "definitions", "patternProperties"])
+
+/** `node` without the refinement names Effect writes as `title`, at every depth; MCP clients show titles as labels. */
+const withoutRefinementTitles = (node: unknown): unknown => {
+  if (Array.isArray(node)) return node.map(withoutRefinementTitles)
+  if (typeof node !== "object" || node === null) return node
+  const out: Record<string, unknown> = {}
+  for (const [key, value] of Object.entries(node)) {
+    if (key === "title" && isRefinementName(value)) continue
+    out[key] = schemaMaps.has(key) && typeof value === "object" && value !== null && !Array.isArray(value)
+      ? Object.fromEntries(Object.entries(value).map(([name, sub]) => [name, withoutRefinementTitles(sub)]))
+      : withoutRefinementTitles(value)
+  }
+  return out
+}
+
+/**
  * The JSON Schema of a parameter Schema, inlined (no top-level `$ref`) and
- * describing the encoded side: what the model must write.
+ * describing the encoded side: what the model must write. Effect's internal
+ * refinement names are left out of `title`.
  */
 export const parametersJsonSchema = <A, I>(parameters: Schema.Schema<A, I, never>): JsonSchema => {
   if (isEmptyStruct(parameters.ast)) return noParameters
   const definitions: Record<string, JSONSchema.JsonSchema7> = {}
   const json = JSONSchema.fromAST(parameters.ast, { definitions, topLevelReferenceStrategy: "skip" })
-  return Object.keys(definitions).length === 0 ? { ...json } : { ...json, $defs: definitions }
+  const full = Object.keys(definitions).length === 0 ? { ...json } : { ...json, $defs: definitions }
+  // A JSON object in, a JSON object out: only `title` keys were dropped.
+  return withoutRefinementTitles(full) as JsonSchema
 }
 
 const toResult = (output: ToolOutput): ToolResult => (typeof output === "string" ? ToolResult.ok(output) : output)

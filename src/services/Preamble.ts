@@ -18,8 +18,12 @@ export interface ComposeInput extends Omit<SystemPromptLayers, "preamble"> {
 export interface Service {
   /** The options used when a call overrides none. */
   readonly defaults: PreambleOptions
-  /** The dynamic preamble with the memory vocabulary; it names no time, so it changes only when memory does. */
-  readonly build: (options?: Partial<PreambleOptions>) => Effect.Effect<string>
+  /**
+   * The dynamic preamble with the memory vocabulary; it names no time, so it
+   * changes only when memory does. `toolNames` are the active tools, the
+   * only ones it may name (none by default).
+   */
+  readonly build: (options?: Partial<PreambleOptions>, toolNames?: ReadonlyArray<string>) => Effect.Effect<string>
   /** A whole system prompt, in the fixed five-layer order. */
   readonly compose: (input: ComposeInput) => Effect.Effect<string>
   /**

@@ -29,7 +29,17 @@ export interface ChatOptions {
   readonly toolChoice?: ToolChoice
   /** The shape of the answer (JSON, or JSON against a schema); free text when absent. */
   readonly responseFormat?: ResponseFormat
+  /**
+   * When the turn is interrupted, keep it: the user message and what the
+   * model had written of its current answer, marked with
+   * {@link interruptedMark}, so the next turn knows it was cut. By default
+   * a turn interrupted before any hop completed leaves no trace.
+   */
+  readonly keepInterrupted?: boolean
 }
+
+/** The line that ends an answer kept after an interruption. */
+export const interruptedMark = "[interrupted by the user]"
 
 /** The session's operations. */
 export interface Service {

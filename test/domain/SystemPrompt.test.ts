@@ -93,6 +93,20 @@ describe("dynamic preamble", () => {
     expect(text.endsWith("easyai(8) bitnet(3)")).toBe(true)
   })
 
+  it("names in the cutoff rule only the tools that are active, in the surface the model sees", () => {
+    const none = dynamicPreamble({ ...options, knowledgeLoop: false, citeSources: false }, undefined, [])
+    expect(none).toContain("say explicitly\nthat you are not certain: you have no tools to verify it.")
+    expect(none).not.toMatch(/web|datetime|Call a tool/)
+    const unified = dynamicPreamble(options, undefined, ["datetime", "web", "plan"])
+    expect(unified).toContain("1. Call a tool (web action=search/fetch, datetime, …) to verify, OR")
+    const split = dynamicPreamble(options, undefined, ["web_search", "web_fetch"])
+    expect(split).toContain("1. Call a tool (web_search/web_fetch) to verify, OR")
+    expect(split).not.toContain("action=")
+    const other = dynamicPreamble({ ...options, knowledgeLoop: false, citeSources: false }, undefined, ["fs_read"])
+    expect(other).toContain("1. Call one of your tools that can verify it, OR")
+    expect(other).not.toMatch(/web|datetime/)
+  })
+
   it("names no time, so it is the same at every instant", () => {
     expect(dynamicPreamble(options, vocabulary)).not.toMatch(/\d{2}:\d{2}:\d{2}/)
   })

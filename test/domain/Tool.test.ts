@@ -27,7 +27,6 @@ describe("Tool.make", () => {
         limit: {
           type: "integer",
           description: "a number between 1 and 1048576",
-          title: "between(1, 1048576)",
           minimum: 1,
           maximum: 1048576
         },
@@ -44,6 +43,24 @@ describe("Tool.make", () => {
     })
     expect(readFile.spec.parameters).not.toHaveProperty("$schema")
     expect(readFile.spec.parameters).not.toHaveProperty("$ref")
+  })
+
+  it("leaves Effect's refinement names out of titles, at every depth, and keeps a title someone chose", () => {
+    const tool = Tool.make({
+      name: "titled",
+      description: "Titles.",
+      parameters: Schema.Struct({
+        zone: Schema.String.pipe(Schema.maxLength(64)),
+        count: Schema.Int,
+        nested: Schema.Struct({ items: Schema.Array(Schema.NonEmptyString).pipe(Schema.maxItems(3)) }),
+        title: Schema.String.pipe(Schema.minLength(1)).annotations({ title: "Page title" })
+      }),
+      handler: () => Effect.succeed("")
+    })
+    const text = JSON.stringify(tool.spec.parameters)
+    expect(text).not.toMatch(/"title":"(maxLength|int|maxItems|nonEmptyString|minLength)/)
+    expect(tool.spec.parameters["properties"]).toHaveProperty("title")
+    expect(text).toContain(`"title":"Page title"`)
   })
 
   it("uses the description's first line as the short description unless one is given", () => {

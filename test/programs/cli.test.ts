@@ -22,6 +22,20 @@ describe("easyai", () => {
       expect(stdout).toContain("- tool_lookup — ")
     }))
 
+  it.live("names in the system prompt only the tools the session has, in the surface the model sees", () =>
+    Effect.gen(function*() {
+      const bare = yield* easyai("--show-system-prompt", "--no-tools")
+      expect(bare.exitCode).toBe(0)
+      expect(bare.stdout).toContain("You have no tools in this session.")
+      expect(bare.stdout).toContain("that you are not certain: you have no tools to verify it.")
+      expect(bare.stdout).not.toContain("Call a tool")
+      expect(bare.stdout).not.toContain("action=")
+      const split = yield* easyai("--show-system-prompt")
+      expect(split.stdout).toContain("1. Call a tool (web_search/web_fetch, datetime, …) to verify, OR")
+      const unified = yield* easyai("--show-system-prompt", "--tools-mode", "unified")
+      expect(unified.stdout).toContain("1. Call a tool (web action=search/fetch, datetime, …) to verify, OR")
+    }))
+
   it.live("replaces the base prompt with --system", () =>
     Effect.gen(function*() {
       const { exitCode, stdout } = yield* easyai("--show-system-prompt", "--system", "Be terse.")

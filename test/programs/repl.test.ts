@@ -57,8 +57,9 @@ describe("the REPL on a terminal", () => {
       yield* terminal.waitFor(`tools — ${mcp.url} · 1 tools`)
       yield* terminal.type("/mcp disconnect tools\r")
       yield* terminal.waitFor("disconnected tools")
+      // What is not a URL is a stdio server's command line: one that does not exist is said in one line.
       yield* terminal.type("/mcp connect not-a-url\r")
-      yield* terminal.waitFor("error: MCP server not-a-url: not a URL")
+      yield* terminal.waitFor("error: MCP server not-a-url: cannot start not-a-url")
       yield* terminal.type("/exit\r")
       expect(yield* terminal.exited).toBe(0)
     }).pipe(Effect.provide(Layer.merge(scriptedServer([]), standalone({}, { tools: [echo] })))), { timeout: 120_000 })

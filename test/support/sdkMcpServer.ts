@@ -48,6 +48,8 @@ export interface SdkServerOptions {
    * and an empty `data` field — for clients speaking MCP 2025-11-25.
    */
   readonly resumable?: boolean
+  /** The loopback port to listen on. Default: a free one. */
+  readonly port?: number
 }
 
 /** One HTTP request as the server received it. */
@@ -86,6 +88,11 @@ export interface SdkServer {
    * a client is re-initializing.
    */
   readonly holdNextInitialize: Effect.Effect<Effect.Effect<void>>
+  /**
+   * Registers a tool `name` on every open session with no request behind it:
+   * the SDK then says `tools/list_changed` on the standalone GET stream only.
+   */
+  readonly growUnprompted: (name: string) => Effect.Effect<void>
   /** Lets every waiting `slow` call answer. */
   readonly releaseSlow: Effect.Effect<void>
   /** Stops listening and cuts every open connection, as a server that dies. */
@@ -140,8 +147,10 @@ export const start = (options: SdkServerOptions = {}): Effect.Effect<SdkServer, 
     const initializeHolds: Array<Promise<void>> = []
 
     /** One SDK server per session, as the SDK requires (a server holds one transport). */
+    const sdkServers: Array<McpServer> = []
     const newSdkServer = () => {
       const server = new McpServer({ name: options.name ?? "sdk-test-server", version: "1.2.3" })
+      sdkServers.push(server)
       server.registerTool("echo", { description: "Echo the text back.", inputSchema: { text: z.string() } }, ({ text: said }) =>
         text(said))
       server.registerTool(
@@ -247,7 +256,7 @@ export const start = (options: SdkServerOptions = {}): Effect.Effect<SdkServer, 
       })
     })
     yield* Effect.async<void>((resume) => {
-      node.listen(0, "127.0.0.1", () => resume(Effect.void))
+      node.listen(options.port ?? 0, "127.0.0.1", () => resume(Effect.void))
     })
     // listen(0, host) on TCP always yields an AddressInfo, never a pipe path or null.
     const port = (node.address() as AddressInfo).port
@@ -297,6 +306,10 @@ export const start = (options: SdkServerOptions = {}): Effect.Effect<SdkServer, 
         releaseWaiting.push(open) // `releaseSlow` and `stop` open it too
         return Effect.sync(open)
       }),
+      growUnprompted: (name) =>
+        Effect.sync(() => {
+          for (const server of sdkServers) server.registerTool(name, { description: `The grown tool ${name}.` }, () => text(`I am ${name}`))
+        }),
       releaseSlow: Effect.sync(release),
       stop
     } satisfies SdkServer

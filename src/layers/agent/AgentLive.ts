@@ -26,7 +26,13 @@ import { ChatModel } from "../../services/ChatModel.js"
 import { ToolRegistry } from "../../services/ToolRegistry.js"
 import { dispatchToolCalls } from "./dispatch.js"
 import { runModelTurn, type TurnSummary } from "./modelTurn.js"
-import { announceCorrection, classify, maxAnnounceRetries, maxThoughtRetries } from "./retryPolicy.js"
+import {
+  announceCorrection,
+  classify,
+  maxAnnounceRetries,
+  maxIncompleteRetries,
+  maxThoughtRetries
+} from "./retryPolicy.js"
 
 /** Options of {@link layer}. */
 export interface Options {
@@ -64,6 +70,7 @@ const make = Effect.gen(function*() {
         let hops = 0
         let thoughtRetries = 0
         let announceRetries = 0
+        let incompleteRetries = 0
         let partial = ""
 
         const finish = (text: string, reasoning: string, stopReason: StopReason) =>
@@ -97,6 +104,14 @@ const make = Effect.gen(function*() {
             ...(input.stop === undefined ? {} : { stop: input.stop }),
             ...(input.responseFormat === undefined ? {} : { responseFormat: input.responseFormat })
           }, emit)
+
+          if (turn.cut !== undefined) {
+            if (incompleteRetries >= maxIncompleteRetries) return yield* Effect.fail(turn.cut)
+            incompleteRetries++
+            yield* Effect.logWarning(`the model's stream broke before an answer (${turn.cut.message}); asking again`)
+            yield* emit(new HopReset({ reason: "Incomplete", attempt: incompleteRetries }))
+            continue
+          }
 
           switch (classify(turn, tools.length > 0)) {
             case "ThoughtOnly": {

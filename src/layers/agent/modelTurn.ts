@@ -6,7 +6,7 @@
  */
 import { Effect, Stream } from "effect"
 import type { AgentEvent } from "../../domain/AgentEvent.js"
-import type { ChatModelError } from "../../domain/errors.js"
+import type { ChatModelError, ModelError } from "../../domain/errors.js"
 import type { FinishReason, ModelEvent } from "../../domain/ModelEvent.js"
 import type { ToolCall } from "../../domain/ToolCall.js"
 import type { ChatRequest, Service as ChatModelService } from "../../services/ChatModel.js"
@@ -17,6 +17,11 @@ export interface TurnSummary {
   readonly reasoning: string
   readonly toolCalls: ReadonlyArray<ToolCall>
   readonly finishReason: FinishReason
+  /**
+   * The stream broke (a transport failure) before any answer text or tool
+   * call arrived, perhaps after some reasoning: the loop may ask again.
+   */
+  readonly cut?: ModelError
 }
 
 const empty: TurnSummary = { text: "", reasoning: "", toolCalls: [], finishReason: "stop" }
@@ -51,13 +56,36 @@ const visible = (event: ModelEvent): AgentEvent | undefined => {
   }
 }
 
-/** Streams one model turn, emitting what is visible, and summarizes it. */
+/**
+ * Whether `error` cut a stream that had started (some event arrived) but
+ * shown no answer text and no tool call (reasoning or progress at most). A
+ * failure before the stream started is the client's to retry, and it has.
+ */
+const cutBeforeAnswer = (turn: TurnSummary, started: boolean, error: ChatModelError): error is ModelError =>
+  started && error._tag === "ModelError" && error.reason === "Transport" && turn.text === "" &&
+  turn.toolCalls.length === 0
+
+/**
+ * Streams one model turn, emitting what is visible, and summarizes it. A
+ * stream cut before any answer text or tool call is a summary with `cut`,
+ * not a failure: nothing but reasoning is lost by asking again.
+ */
 export const runModelTurn = (
   model: ChatModelService,
   request: ChatRequest,
   emit: (event: AgentEvent) => Effect.Effect<void>
 ): Effect.Effect<TurnSummary, ChatModelError> =>
-  Stream.runFoldEffect(model.stream(request), empty, (turn, event) => {
-    const shown = visible(event)
-    return shown === undefined ? Effect.succeed(fold(turn, event)) : Effect.as(emit(shown), fold(turn, event))
+  Effect.suspend(() => {
+    // This turn's own fold, and whether anything arrived, read when the stream breaks.
+    let sofar = empty
+    let started = false
+    return Stream.runForEach(model.stream(request), (event) => {
+      started = true
+      sofar = fold(sofar, event)
+      const shown = visible(event)
+      return shown === undefined ? Effect.void : emit(shown)
+    }).pipe(
+      Effect.map(() => sofar),
+      Effect.catchIf((error) => cutBeforeAnswer(sofar, started, error), (error) => Effect.succeed({ ...sofar, cut: error }))
+    )
   })

@@ -4,6 +4,8 @@
  * - Thought-only: the model reasoned, then stopped without answering or
  *   calling a tool. Retried (the sampling differs), then its reasoning is
  *   promoted to the answer so the person never sees an empty reply.
+ * - Incomplete: the stream broke after reasoning only (or nothing), before
+ *   any answer text or tool call. Asked again; then the failure stands.
  * - Announce-only: the model said it would use a tool ("Let me search…")
  *   without calling it. Retried with a corrective message; weak and heavily
  *   quantized models then do make the call.
@@ -14,6 +16,9 @@ import type { TurnSummary } from "./modelTurn.js"
 
 /** Retries of a thought-only turn before its reasoning becomes the answer. */
 export const maxThoughtRetries = 2
+
+/** Retries of a turn whose stream broke before any answer text or tool call (the reference's retry_on_incomplete). */
+export const maxIncompleteRetries = 2
 
 /** Retries of an announce-only turn before it is accepted as the answer. */
 export const maxAnnounceRetries = 10

@@ -39,6 +39,11 @@ export interface PolicyOptions {
    */
   readonly autoApproveLocal?: boolean
   /**
+   * Local tools that `autoApproveLocal` does not cover: they ask unless
+   * `autoApprove` names them (the hybrid shell asks before `bash`).
+   */
+  readonly confirmLocal?: ReadonlyArray<string>
+  /**
    * Asks the person present; `true` approves. Without it, a call that is not
    * auto-approved is denied: nobody is there to say yes.
    */
@@ -65,7 +70,7 @@ export const policy = (options: PolicyOptions): Layer.Layer<Approval> =>
   Layer.succeed(Approval, {
     check: (call) => {
       const displayName = displayToolName(call.name)
-      const local = displayName === call.name
+      const local = displayName === call.name && !(options.confirmLocal ?? []).includes(call.name)
       if ((options.autoApproveLocal === true && local) || (options.autoApprove ?? []).some((pattern) => covers(pattern, call.name, displayName))) {
         return Effect.succeed(Decision.Approved())
       }

@@ -5,10 +5,11 @@
  *
  * - Names: `<alias>__<tool>`, kept a valid function name; a local tool of
  *   the same name wins and the remote one is skipped (with a warning).
- * - Servers configured at start that cannot be reached are reported and
- *   skipped; the rest still start.
- * - `notifications/tools/list_changed` (when the server sends one with a
- *   reply) re-reads the server's tools.
+ * - Servers configured at start get one quick try (a second by default);
+ *   one that cannot be reached is reported, the rest start without it, and
+ *   it is tried again in the background until it answers.
+ * - `notifications/tools/list_changed`, with a reply or on the server's
+ *   standalone GET stream, re-reads the server's tools.
  * - Closing the layer's scope ends every session.
  *
  * ```ts
@@ -18,7 +19,7 @@
  * @module
  */
 import { HttpClientRequest } from "@effect/platform"
-import { Duration, Effect, Either, ExecutionStrategy, Exit, Layer, Option, Schema, Scope, SynchronizedRef } from "effect"
+import { Duration, Effect, Either, ExecutionStrategy, Exit, Layer, Option, Schedule, Schema, Scope, SynchronizedRef } from "effect"
 import { isValidAlias, McpError, qualifiedToolName, ToolsListResult, type WireTool } from "../../domain/mcp.js"
 import { McpClient, type McpServer, type McpServerConfig, type McpTool, type Service } from "../../services/McpClient.js"
 import { ToolRegistry } from "../../services/ToolRegistry.js"
@@ -36,7 +37,16 @@ export interface Options {
   readonly retries?: number
   /** Seconds a request may wait for data before it fails. Default 120. */
   readonly timeoutSeconds?: number
+  /**
+   * How long a configured server reached by URL may take to connect at
+   * start, in milliseconds, before the others go on without it (it is then
+   * tried again in the background). Default 1000.
+   */
+  readonly startBudgetMillis?: number
 }
+
+/** How a configured server that was down at start is tried again: from 1 s, doubling to every 30 s, for good. */
+const backgroundRetry = Schedule.exponential("1 second").pipe(Schedule.union(Schedule.spaced("30 seconds")))
 
 interface Entry {
   readonly server: McpServer
@@ -184,10 +194,12 @@ const make = (options: Options) =>
               serverInfo: info === undefined ? "unknown" : `${info.name}${info.version === undefined ? "" : ` ${info.version}`}`,
               tools: registered
             }
+            // What the server says unasked (its tools changed) arrives on a stream of its own, for the session's life.
+            if (opened.channel.listen !== undefined) yield* Effect.forkIn(opened.channel.listen, scope)
             return [server, new Map(all).set(opened.alias, { server, connection, scope })] as const
           })
-          // A server that did not connect leaves nothing running.
-          return yield* connected.pipe(Effect.tapError(() => Scope.close(scope, Exit.void)))
+          // A server that did not connect (or whose connecting was cut short) leaves nothing running.
+          return yield* connected.pipe(Effect.onError(() => Scope.close(scope, Exit.void)))
         }))
 
     const disconnect = (alias: string): Effect.Effect<boolean> =>
@@ -214,9 +226,28 @@ const make = (options: Options) =>
       Effect.flatMap(SynchronizedRef.get(entries), (all) => Effect.forEach(all.values(), (entry) => entry.connection.close, { discard: true }))
     )
 
+    // A configured server gets one quick try at start; one that is down is tried again in the background.
+    const startBudget = Duration.millis(options.startBudgetMillis ?? 1000)
     for (const config of options.servers ?? []) {
+      // A stdio server is not down while it starts (npx may be downloading it): only URLs are held to the budget.
+      const first = yield* ("command" in config ? connect(config) : connect(config).pipe(
+        Effect.timeoutFail({
+          duration: startBudget,
+          onTimeout: () =>
+            new McpError({ server: config.url, reason: "Unreachable", detail: `no answer within ${Duration.format(startBudget)}` })
+        })
+      )).pipe(Effect.either)
+      if (Either.isRight(first)) continue
+      if (first.left.reason !== "Unreachable") {
+        yield* Effect.logWarning(`${first.left.message}; continuing without it`)
+        continue
+      }
+      yield* Effect.logWarning(`${first.left.message}; continuing without it, and trying again in the background`)
       yield* connect(config).pipe(
-        Effect.catchAll((error) => Effect.logWarning(`${error.message}; continuing without it`))
+        Effect.retry({ schedule: backgroundRetry, while: (error) => error.reason === "Unreachable" }),
+        Effect.tap((server) => Effect.logInfo(`MCP server ${server.alias} connected: ${server.tools.length} tools`)),
+        Effect.catchAll((error) => Effect.logWarning(`${error.message}; giving up on it`)),
+        Effect.forkIn(layerScope)
       )
     }
 

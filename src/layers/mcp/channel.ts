@@ -36,4 +36,10 @@ export interface Channel {
   readonly agreed: (version: string) => Effect.Effect<void>
   /** Ends the session or the process. */
   readonly close: Effect.Effect<void>
+  /**
+   * Listens for what the server sends unasked (notifications such as
+   * `tools/list_changed`), for as long as it runs; absent where every
+   * message already arrives on one stream (stdio).
+   */
+  readonly listen?: Effect.Effect<void>
 }

@@ -13,6 +13,7 @@
 import { HttpClientRequest, type HttpClientResponse } from "@effect/platform"
 import { Effect, Either, Option, type Redacted, Stream } from "effect"
 import { McpError } from "../../domain/mcp.js"
+import { backoff } from "../client/retry.js"
 import * as Sse from "../client/sse.js"
 import type { SendFailure, Transport } from "../client/transport.js"
 import { type Channel, type Outgoing, SessionExpired } from "./channel.js"
@@ -65,26 +66,36 @@ export const make = (options: HttpChannelOptions): Channel => {
       ))
       : Effect.void
 
-  /** The reply with `id` from an SSE body, handling the notifications and requests met on the way. */
-  const fromEvents = (response: HttpClientResponse.HttpClientResponse, id: number) =>
+  /**
+   * The messages of an SSE body that are not the server's own notifications
+   * and requests: those are handled on the way (a notification handed on, a
+   * request answered).
+   */
+  const events = (response: HttpClientResponse.HttpClientResponse) =>
     Sse.messages(transport.body(response)).pipe(
       Stream.mapError((error) => fail("Unreachable", error.detail)),
       Stream.mapEffect((message) => {
         // A priming event (an id for resuming, empty data) carries no message.
-        if (message._tag === "Done" || message.data.trim() === "") return Effect.succeed(Option.none<unknown>())
+        if (message._tag === "Done" || message.data.trim() === "") return Effect.succeed(Option.none<Record<string, unknown>>())
         const parsed = parseJson(message.data)
         if (Either.isLeft(parsed)) return Effect.fail(fail("Protocol", `malformed event: ${parsed.left}`))
         const value = parsed.right
-        if (!isObject(value)) return Effect.succeed(Option.none<unknown>())
+        if (!isObject(value)) return Effect.succeed(Option.none<Record<string, unknown>>())
         const method = value["method"]
         if (typeof method === "string") {
           // The server's own ids are numbered apart from ours: a message with a method is never our reply.
           const handled = "id" in value ? Effect.forkDaemon(answer(value["id"], method)) : onNotification(method)
-          return Effect.as(handled, Option.none<unknown>())
+          return Effect.as(handled, Option.none<Record<string, unknown>>())
         }
-        return Effect.succeed(value["id"] === id ? Option.some<unknown>(value) : Option.none<unknown>())
+        return Effect.succeed(Option.some(value))
       }),
-      Stream.filterMap((reply) => reply),
+      Stream.filterMap((reply) => reply)
+    )
+
+  /** The reply with `id` from an SSE body, handling the notifications and requests met on the way. */
+  const fromEvents = (response: HttpClientResponse.HttpClientResponse, id: number) =>
+    events(response).pipe(
+      Stream.filter((value) => value["id"] === id),
       Stream.runHead,
       Effect.flatMap(Option.match({
         onNone: () => Effect.fail(fail("Protocol", "the event stream ended without a reply")),
@@ -119,7 +130,40 @@ export const make = (options: HttpChannelOptions): Channel => {
       return yield* Either.mapLeft(parseJson(text), (detail) => fail("Protocol", `malformed reply: ${detail}`))
     }))
 
+  /**
+   * One standalone GET stream, where a server sends what no request caused
+   * (`tools/list_changed` after its tools changed), read until it ends. A
+   * server that offers none answers 405: nothing to listen to.
+   */
+  const getStream = Effect.scoped(Effect.gen(function*() {
+    const sentSession = session
+    const request = HttpClientRequest.get(url).pipe(
+      HttpClientRequest.setHeaders({
+        accept: "text/event-stream",
+        ...(sentSession === undefined ? {} : { "mcp-session-id": sentSession }),
+        ...(protocol === undefined ? {} : { "mcp-protocol-version": protocol })
+      }),
+      authorized
+    )
+    const { response } = yield* transport.send(request).pipe(Effect.mapError((failure) => sendFailure(failure, sentSession)))
+    yield* Stream.runDrain(events(response))
+  }))
+
+  /** The GET stream, opened again (with the backoff) when it ends or breaks; not when the server has none. */
+  const listen = getStream.pipe(
+    Effect.zipRight(Effect.fail(fail("Unreachable", "the event stream ended"))),
+    Effect.retry({
+      schedule: backoff(5),
+      while: (error) => error._tag === "McpError" && error.reason === "Unreachable"
+    }),
+    Effect.catchAll((error) =>
+      error._tag === "McpError" && error.detail.startsWith("HTTP 405")
+        ? Effect.void
+        : Effect.logDebug(`MCP server ${name}: no longer listening for notifications (${error._tag === "McpError" ? error.detail : "session expired"})`))
+  )
+
   return {
+    listen,
     request: post,
     notify: (message) => Effect.asVoid(post(message)),
     agreed: (version) =>

@@ -26,19 +26,19 @@ const make = (memory: Option.Option<MemoryStore["Type"]>, options: Partial<Pream
   }
   // One memory per composer: the notes of every conversation it stamps.
   const notes = makeClockNotes()
-  const build = (overrides: Partial<PreambleOptions> = {}) =>
+  const build = (overrides: Partial<PreambleOptions> = {}, toolNames: ReadonlyArray<string> = []) =>
     Effect.gen(function*() {
       const resolved = { ...defaults, ...overrides }
       const vocabulary = Option.isSome(memory) && resolved.memoryVocabulary
         ? yield* memory.value.vocabulary
         : undefined
-      return dynamicPreamble(resolved, vocabulary)
+      return dynamicPreamble(resolved, vocabulary, toolNames)
     })
   return {
     defaults,
     build,
     compose: ({ preamble, ...layers }) =>
-      Effect.map(build(preamble), (rendered) => composeSystemPrompt({ ...layers, preamble: rendered })),
+      Effect.map(build(preamble, layers.tools.map((spec) => spec.name)), (rendered) => composeSystemPrompt({ ...layers, preamble: rendered })),
     stamp: (messages, overrides = {}) => {
       const resolved = { ...defaults, ...overrides }
       return resolved.injectDateTime

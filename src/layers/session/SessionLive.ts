@@ -22,7 +22,7 @@
  *
  * @module
  */
-import { Effect, Exit, Layer, Option, Ref, Stream } from "effect"
+import { Cause, Effect, Exit, Layer, Option, Ref, Stream } from "effect"
 import type { AgentEvent } from "../../domain/AgentEvent.js"
 import type { ToolRegistrationError } from "../../domain/errors.js"
 import { AssistantMessage, type ChatMessage, SystemMessage, UserMessage } from "../../domain/Message.js"
@@ -31,7 +31,14 @@ import { builtinSystemPrompt, joinBlocks, type PreambleOptions } from "../../dom
 import type { Tool } from "../../domain/Tool.js"
 import { Agent, type AgentError } from "../../services/Agent.js"
 import { Preamble } from "../../services/Preamble.js"
-import { type ChatOptions, type Compressed, type Service, Session, type SystemAppend } from "../../services/Session.js"
+import {
+  type ChatOptions,
+  type Compressed,
+  interruptedMark,
+  type Service,
+  Session,
+  type SystemAppend
+} from "../../services/Session.js"
 import { ToolRegistry } from "../../services/ToolRegistry.js"
 import { defaultTools } from "../tools/defaults.js"
 
@@ -120,11 +127,16 @@ const make = (config: Config): Effect.Effect<Service, ToolRegistrationError, Age
         const before = yield* Ref.getAndUpdate(history, (all) => [...all, user])
         // A turn that fails or is interrupted before any hop completed leaves no trace: asking again starts clean.
         const appendedAny = yield* Ref.make(false)
+        // The current hop's text so far, for a turn kept after an interruption.
+        const shown = yield* Ref.make("")
         yield* Effect.addFinalizer((exit) =>
-          Effect.whenEffect(
-            Ref.set(history, before),
-            Effect.map(Ref.get(appendedAny), (appended) => Exit.isFailure(exit) && !appended)
-          )
+          Effect.gen(function*() {
+            if (Exit.isSuccess(exit)) return
+            if (options.keepInterrupted === true && Cause.isInterruptedOnly(exit.cause)) {
+              return yield* recordAppended([new AssistantMessage({ content: interruptedAnswer(yield* Ref.get(shown)) })])
+            }
+            if (!(yield* Ref.get(appendedAny))) yield* Ref.set(history, before)
+          })
         )
         const maxToolHops = config.maxToolHops
         const messages = yield* preamble.stamp([system, ...before, user], config.preamble)
@@ -135,11 +147,18 @@ const make = (config: Config): Effect.Effect<Service, ToolRegistrationError, Age
           ...(options.responseFormat === undefined ? {} : { responseFormat: options.responseFormat }),
           ...(options.toolChoice === undefined ? {} : { toolChoice: options.toolChoice }),
           ...(maxToolHops === undefined ? {} : { maxToolHops })
-        }).pipe(Stream.tap((event) =>
-          event._tag === "MessagesAppended"
-            ? Effect.zipRight(Ref.set(appendedAny, true), recordAppended(event.messages))
-            : Effect.void
-        ))
+        }).pipe(Stream.tap((event) => {
+          switch (event._tag) {
+            case "MessagesAppended":
+              return Effect.zipRight(Ref.set(shown, ""), Effect.zipRight(Ref.set(appendedAny, true), recordAppended(event.messages)))
+            case "HopReset":
+              return Ref.set(shown, "")
+            case "TextDelta":
+              return Ref.update(shown, (text) => text + event.text)
+            default:
+              return Effect.void
+          }
+        }))
       }))
 
     /** The turn's last event, which a successful run always makes its `TurnComplete`. */
@@ -187,6 +206,10 @@ const make = (config: Config): Effect.Effect<Service, ToolRegistrationError, Age
       compress
     }
   })
+
+/** The assistant message that keeps an interrupted answer: what was written, then the mark. */
+const interruptedAnswer = (text: string): string =>
+  text.trim() === "" ? interruptedMark : `${text.trimEnd()}\n\n${interruptedMark}`
 
 /** A session Layer. */
 export const layer = (

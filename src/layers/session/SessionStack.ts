@@ -10,7 +10,7 @@
  *
  * Tools are registered in a fixed order, so the catalogue (and the system
  * prompt that lists it) is the same on every start: the defaults (datetime,
- * plan, web), the host tools (fs, bash, evaluate, external), memory, the
+ * plan, web, and system_* when asked), the host tools (fs, bash, evaluate, external), memory, the
  * session's own tools, the MCP servers' tools (a local tool keeps its name
  * against them), skills, and `tool_lookup` last.
  *
@@ -43,6 +43,7 @@ import * as HostToolsLive from "../tools/HostToolsLive.js"
 import { knowledgeTools } from "../tools/knowledge.js"
 import { planTool } from "../tools/plan.js"
 import { reservedToolNames } from "../tools/reserved.js"
+import { systemTools } from "../tools/system/systemTools.js"
 import type { InvalidNetwork } from "../tools/web/errors.js"
 import type { WebOptions } from "../tools/web/options.js"
 import { webTools } from "../tools/web/webTools.js"
@@ -80,6 +81,12 @@ export interface Options<E> {
   readonly plan?: boolean
   /** The web tools' options, or `false` to leave them out; on with the default tools. */
   readonly web?: WebOptions | false
+  /**
+   * The `system_*` observability tools (CPU load, memory, disk usage, top
+   * processes), after the web tools. They read the host itself, so they are
+   * off unless `true`; they come with the default tools only.
+   */
+  readonly system?: boolean
   /** A workspace directory whose `AGENTS.md` joins the base prompt. */
   readonly workspace?: string
   /** MCP servers whose tools join the registry (after the host tools and memory, before skills). */
@@ -92,8 +99,12 @@ export interface Options<E> {
   }
 }
 
-/** Everything the stack provides; the `Sandbox` tells programs how tool processes are confined. */
-export type Services = Session | Agent | ToolRegistry | Preamble | Plan | McpClient | Sandbox
+/**
+ * Everything the stack provides; the `Sandbox` tells programs how tool
+ * processes are confined, and the `Approval` gate is the loop's own, for a
+ * program that confirms other actions the same way.
+ */
+export type Services = Session | Agent | ToolRegistry | Preamble | Plan | McpClient | Sandbox | Approval
 
 /** Everything building the stack can fail with, besides the model's own error. */
 export type BuildError =
@@ -134,7 +145,8 @@ export const layer = <E>(options: Options<E>): Layer.Layer<Services, E | BuildEr
     return [
       datetime,
       ...(options.plan === false ? [] : [yield* planTool]),
-      ...(options.web === false ? [] : yield* webTools(options.web))
+      ...(options.web === false ? [] : yield* webTools(options.web)),
+      ...(options.system === true ? systemTools : [])
     ]
   }))
   const host = options.host === undefined ? Layer.empty : HostToolsLive.layer(options.host)
@@ -168,12 +180,11 @@ export const layer = <E>(options: Options<E>): Layer.Layer<Services, E | BuildEr
     return SessionLive.layer({ ...config, context: [...context, ...(config.context ?? [])] })
   })).pipe(Layer.provide(Layer.merge(registry, sandbox)))
 
-  const agent = AgentLive.layer(options.agent).pipe(
-    Layer.provide(Layer.mergeAll(registry, options.approval ?? ApprovalLive.autoApprove, options.model))
-  )
+  const approval = options.approval ?? ApprovalLive.autoApprove
+  const agent = AgentLive.layer(options.agent).pipe(Layer.provide(Layer.mergeAll(registry, approval, options.model)))
   const preamble = memory === undefined
     ? PreambleLive.layer(options.preamble)
     : PreambleLive.layerWithMemory(options.preamble).pipe(Layer.provide(memory))
-  return session.pipe(Layer.provideMerge(Layer.mergeAll(agent, registry, preamble, plan, mcp, sandbox)))
+  return session.pipe(Layer.provideMerge(Layer.mergeAll(agent, registry, preamble, plan, mcp, sandbox, approval)))
 }
 

@@ -31,8 +31,12 @@ const workflow = `Memory workflow (whenever you also have web tools):
 const keywordRules = `1 to ${keywordsPerEntryMax} keywords, each ONE word of letters, digits, ".", "+" or "-" ` +
   `(at most ${keywordMaxBytes} bytes; no spaces, "_" or "/"). Case does not matter.`
 
+/** The schema shows the count the rules state; the store checks it, with an error that teaches. */
 const keywordsParam = (purpose: string) =>
-  Schema.Array(Schema.String).annotations({ description: `Required. ${purpose} ${keywordRules}` })
+  Schema.Array(Schema.String).annotations({
+    description: `Required. ${purpose} ${keywordRules}`,
+    jsonSchema: { minItems: 1, maxItems: keywordsPerEntryMax }
+  })
 
 const contentParam = Schema.String.annotations({
   description: `Required. The Markdown text, at most ${bodyMaxBytes} bytes (256 KiB).`
@@ -247,7 +251,8 @@ const loadTool = (store: Service) =>
     parameters: Schema.Struct({
       keywords: Schema.Array(EntryRef).annotations({
         description: `Required. 1 to ${loadMaxEntries} entries: each a keyword list like ["asyncio", "python"] ` +
-          `or a file name like "asyncio_python.md".`
+          `or a file name like "asyncio_python.md".`,
+        jsonSchema: { minItems: 1, maxItems: loadMaxEntries }
       })
     }),
     examples: [{ keywords: [["asyncio", "python"]] }],

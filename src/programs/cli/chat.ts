@@ -30,6 +30,7 @@ import { fill, optionalField } from "./optionalField.js"
 import { mcpApiKey, parseMcpServer } from "./mcpServers.js"
 import { clientOverrides } from "./remoteFlags.js"
 import { chatFlags } from "./chatFlags.js"
+import { cmdLinesRule } from "./cmdLines.js"
 import { progressOption } from "./downloadProgress.js"
 import { askWith, makeLineEditor, repl } from "./repl.js"
 import { loadSession, saveSession, sessionFileName } from "./sessionFile.js"
@@ -85,17 +86,26 @@ const stackLayer = <E>(
     toolMode: Option.getOrElse(flag.toolsMode, () => "split" as const),
     approval: flag.yes
       ? ApprovalLive.autoApprove
-      : ApprovalLive.policy({ autoApproveLocal: true, autoApprove: ToolFlags.names(flag.autoApprove), ...(ask === undefined ? {} : { ask }) }),
+      : ApprovalLive.policy({
+        autoApproveLocal: true,
+        // In the hybrid shell the model's commands run in the user's own directory: each is confirmed, unless auto-approved.
+        ...(flag.shell ? { confirmLocal: ["bash"] } : {}),
+        autoApprove: ToolFlags.names(flag.autoApprove),
+        ...(ask === undefined ? {} : { ask })
+      }),
     ...ToolFlags.hostOption(flag),
     ...ToolFlags.webOption(flag),
     ...optionalField("memory", flag.memory),
     ...Option.match(flag.skills, { onNone: () => ({}), onSome: (dir) => ({ skills: { directories: [dir] } }) }),
     ...(flag.noPlan ? { plan: false } : {}),
+    // The remote chat's default toolset has the system_* tools, as the reference's remote CLI does.
+    ...(Option.isNone(flag.model) ? { system: true } : {}),
     ...(flag.mcp.length === 0 ? {} : { mcp: { servers: flag.mcp.map((text) => parseMcpServer(text, mcpKey)) } }),
     session: {
       history,
       ...(flag.noTools ? { withDefaultTools: false } : {}),
       noBuiltinSystem: flag.noBuiltinSystem,
+      ...(flag.shell ? { systemAppend: [cmdLinesRule] } : {}),
       ...optionalField("system", Option.orElse(flag.system, () => Option.map(flag.systemFile, ([, text]) => text))),
       ...optionalField("preset", flag.preset),
       sampling: {
@@ -176,6 +186,24 @@ const saver = (flag: Flags) => {
     : Effect.flatMap(Session, (session) => Effect.flatMap(session.history, (history) => saveSession(directory, history)))
 }
 
+/**
+ * While the one-shot answer runs: the first SIGINT stops it gracefully (the
+ * runtime interrupts the program); a second one exits at once, so a stop
+ * that hangs can still be escaped.
+ */
+const secondInterruptExits = Effect.acquireRelease(
+  Effect.sync(() => {
+    let seen = 0
+    const onSignal = () => {
+      seen += 1
+      if (seen >= 2) process.exit(130)
+    }
+    process.on("SIGINT", onSignal)
+    return onSignal
+  }),
+  (onSignal) => Effect.sync(() => process.off("SIGINT", onSignal))
+)
+
 /** One turn, rendered. */
 const answerOnce = (flag: Flags, prompt: string, spinner: Spinner) =>
   Effect.gen(function*() {
@@ -190,7 +218,7 @@ const answerOnce = (flag: Flags, prompt: string, spinner: Spinner) =>
 /** The interactive chat or hybrid shell. */
 const interactively = (flag: Flags, mcpKey: Option.Option<Redacted.Redacted<string>>, history: ReadonlyArray<ChatMessage>) =>
   Effect.gen(function*() {
-    const editor = makeLineEditor()
+    const editor = yield* makeLineEditor
     const spinner = new Spinner()
     yield* Effect.gen(function*() {
       yield* ToolFlags.narrowTools(flag.tools)
@@ -211,10 +239,10 @@ const interactively = (flag: Flags, mcpKey: Option.Option<Redacted.Redacted<stri
         changed: saver(flag)
       })
     }).pipe(
-      Effect.provide(stackLayer(flag, modelLayer(flag), mcpKey, askWith(editor, spinner), history)),
+      Effect.provide(stackLayer(flag, modelLayer(flag), mcpKey, askWith(editor.readline, spinner), history)),
       Effect.ensuring(Effect.sync(() => {
         spinner.clear()
-        editor.close()
+        editor.readline.close()
       }))
     )
   })
@@ -254,5 +282,9 @@ const run = (flag: Flags) =>
     if (interactive) return yield* interactively(flag, mcpKey, history)
     const spinner = new Spinner()
     const ask = process.stdin.isTTY ? askOnTerminal(spinner) : undefined
-    yield* answerOnce(flag, prompt, spinner).pipe(Effect.provide(stackLayer(flag, modelLayer(flag), mcpKey, ask, history)))
+    // From before the model loads: a load or a stop that hangs can be left with a second Ctrl+C.
+    yield* Effect.scoped(Effect.zipRight(
+      secondInterruptExits,
+      answerOnce(flag, prompt, spinner).pipe(Effect.provide(stackLayer(flag, modelLayer(flag), mcpKey, ask, history)))
+    ))
   })

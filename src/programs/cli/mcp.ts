@@ -39,6 +39,8 @@ const toolsLayer = (flag: Flags, mcpKey: Option.Option<Redacted.Redacted<string>
     toolMode: Option.getOrElse(flag.toolsMode, () => "split" as const),
     ...ToolFlags.hostOption(flag),
     ...ToolFlags.webOption(flag),
+    // Over stdio the client started this process on its own machine: the system_* tools report to their owner.
+    ...(flag.stdio ? { system: true } : {}),
     ...Option.match(flag.memory, { onNone: () => ({}), onSome: (dir) => ({ memory: dir }) }),
     ...Option.match(flag.skills, { onNone: () => ({}), onSome: (dir) => ({ skills: { directories: [dir] } }) })
   })

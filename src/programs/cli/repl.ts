@@ -13,7 +13,8 @@ import type { Usage } from "../../domain/AgentEvent.js"
 import { autoCompressShare, contextFill } from "../../domain/contextFill.js"
 import { parsePresetPrefix, type PresetName } from "../../domain/Sampling.js"
 import type { ApprovalRequest } from "../../layers/approval/ApprovalLive.js"
-import { Session } from "../../services/Session.js"
+import { interruptedMark, Session } from "../../services/Session.js"
+import { offerCommands } from "./cmdLines.js"
 import { describeFailure } from "./failure.js"
 import { applyBuiltin, runInForeground, shellPrompt } from "./shell.js"
 import { parseShellLine } from "./shellLine.js"
@@ -21,9 +22,24 @@ import { compressConversation, isSlashCommand, runSlashCommand } from "./slashCo
 import type { Spinner } from "./spinner.js"
 import { approvalQuestion, approved, renderTurn, TurnRenderer } from "./terminal.js"
 
-/** The terminal line editor the REPL reads with (and asks approvals on). */
-export const makeLineEditor = (): Interface =>
-  createInterface({ input: process.stdin, output: process.stdout, terminal: process.stdin.isTTY === true })
+/** The terminal line editor the REPL reads with (and asks approvals on), and the lines entered on it. */
+export interface LineEditor {
+  readonly readline: Interface
+  /** Every line entered, from the editor's start on; none at the end of input. */
+  readonly lines: Queue.Queue<Option.Option<string>>
+}
+
+/**
+ * The line editor, collecting lines from the start: what is typed while the
+ * model loads is kept and answered once the prompt is ready, not lost.
+ */
+export const makeLineEditor: Effect.Effect<LineEditor> = Effect.gen(function*() {
+  const lines = yield* Queue.unbounded<Option.Option<string>>()
+  const readline = createInterface({ input: process.stdin, output: process.stdout, terminal: process.stdin.isTTY === true })
+  readline.on("line", (line) => Queue.unsafeOffer(lines, Option.some(line)))
+  readline.on("close", () => Queue.unsafeOffer(lines, Option.none()))
+  return { readline, lines }
+})
 
 /** The approval question on the REPL's own line editor (after clearing the spinner). */
 export const askWith = (editor: Interface, spinner: Spinner) => (request: ApprovalRequest): Effect.Effect<boolean> =>
@@ -31,6 +47,9 @@ export const askWith = (editor: Interface, spinner: Spinner) => (request: Approv
     spinner.clear()
     editor.question(approvalQuestion(request), (answer) => resume(Effect.succeed(approved(answer))))
   })
+
+/** How many times in a row a `CMD:` output may go back to the model before the shell waits for the person. */
+const maxHandBacks = 10
 
 /** How close three Ctrl+C must be to force an exit, in milliseconds. */
 const forceExitWindow = 1500
@@ -56,7 +75,7 @@ export interface ReplOptions {
 }
 
 /** Runs the REPL until /exit or Ctrl+D. */
-export const repl = (editor: Interface, options: ReplOptions) =>
+export const repl = ({ lines, readline: editor }: LineEditor, options: ReplOptions) =>
   Effect.gen(function*() {
     const session = yield* Session
     const changed = Effect.provideService(options.changed, Session, session)
@@ -86,10 +105,7 @@ export const repl = (editor: Interface, options: ReplOptions) =>
       editor.prompt()
     })
 
-    // Lines typed while an answer streams are kept for later, not lost: a queue, not `question`.
-    const lines = yield* Queue.unbounded<Option.Option<string>>()
-    editor.on("line", (line) => Queue.unsafeOffer(lines, Option.some(line)))
-    editor.on("close", () => Queue.unsafeOffer(lines, Option.none()))
+    // Lines typed while an answer streams (or the model loads) are kept for later, not lost: a queue, not `question`.
     const readLine = Effect.zipRight(
       Effect.sync(() => {
         editor.setPrompt(options.shell ? shellPrompt() : "> ")
@@ -138,9 +154,12 @@ export const repl = (editor: Interface, options: ReplOptions) =>
         const events = session.stream(text, {
           ...Option.match(turnPreset, { onNone: () => ({}), onSome: (name) => ({ preset: name }) }),
           ...(temperature === undefined ? {} : { sampling: { temperature } }),
-          ...(options.maxTokens === undefined ? {} : { maxTokens: options.maxTokens })
+          ...(options.maxTokens === undefined ? {} : { maxTokens: options.maxTokens }),
+          // Ctrl+C keeps what was shown, marked as interrupted: the model and the session file see where it was cut.
+          keepInterrupted: true
         })
-        yield* interruptibly(renderTurn(events, renderer, changed))
+        const finished = yield* interruptibly(renderTurn(events, renderer, changed))
+        if (Option.isNone(finished)) yield* changed
         const usage: Usage | undefined = renderer.lastUsage
         if (usage?.contextSize !== undefined) contextSize = usage.contextSize
         fill = usage === undefined ? undefined : contextFill(usage)
@@ -158,6 +177,27 @@ export const repl = (editor: Interface, options: ReplOptions) =>
         yield* turn(prefix.value.text, Option.some(prefix.value.preset), Option.getOrUndefined(prefix.value.temperature))
       })
 
+    /** The text of the model's last answer, unless the turn was stopped. */
+    const lastAnswer = Effect.map(session.history, (history) => {
+      const last = history.at(-1)
+      return last?._tag === "AssistantMessage" && !last.content.endsWith(interruptedMark) ? last.content : ""
+    })
+
+    /**
+     * In the hybrid shell, a question to the model, then its `CMD:` lines
+     * offered to run; the output handed back is the next question (each one
+     * confirmed by the person, at most {@link maxHandBacks} in a row).
+     */
+    const askOfferingCommands = (text: string) =>
+      Effect.gen(function*() {
+        let next: ReadonlyArray<string> = [text]
+        for (let round = 0; round <= maxHandBacks && next.length > 0; round++) {
+          for (const message of next) yield* ask(message)
+          const offered = yield* interruptibly(offerCommands(yield* lastAnswer, editor, say))
+          next = Option.getOrElse(Option.flatten(offered), () => [])
+        }
+      })
+
     /** A line of the hybrid shell that is not a `/` command. */
     const shellLine = (text: string) =>
       Effect.gen(function*() {
@@ -166,7 +206,7 @@ export const repl = (editor: Interface, options: ReplOptions) =>
           case "Blank":
             return
           case "Ask":
-            return line.text === "" ? yield* say("usage: > your question") : yield* ask(line.text)
+            return line.text === "" ? yield* say("usage: > your question") : yield* askOfferingCommands(line.text)
           case "Cd":
           case "Export":
           case "Unset": {

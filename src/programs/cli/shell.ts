@@ -72,7 +72,26 @@ const terminalSignals = ["SIGINT", "SIGQUIT", "SIGTSTP"] as const
  * Ctrl+Z) are set aside so those signals do not also stop easyai.
  */
 export const runInForeground = (command: string, editor: Interface): Effect.Effect<number> =>
-  Effect.async<number>((resume) => {
+  Effect.map(foreground(command, editor, undefined), (ran) => ran.status)
+
+/** What a command run in the foreground left: its exit status and, when captured, what it printed. */
+export interface Ran {
+  readonly status: number
+  /** stdout and stderr as printed, up to the capture's cap; "" when not captured. */
+  readonly output: string
+  /** The command printed more than the cap. */
+  readonly truncated: boolean
+}
+
+/**
+ * As {@link runInForeground}, and also keeps what the command prints (up to
+ * `captureBytes`), while it is shown on the terminal as it comes.
+ */
+export const runCapturing = (command: string, editor: Interface, captureBytes: number): Effect.Effect<Ran> =>
+  foreground(command, editor, captureBytes)
+
+const foreground = (command: string, editor: Interface, captureBytes: number | undefined): Effect.Effect<Ran> =>
+  Effect.async<Ran>((resume) => {
     const wasRaw = process.stdin.isTTY === true && process.stdin.isRaw
     const ignore = () => undefined
     // The terminal's Ctrl+C, Ctrl+\ and Ctrl+Z go to the whole process group: only the command may act on them.
@@ -96,15 +115,33 @@ export const runInForeground = (command: string, editor: Interface): Effect.Effe
       if (wasRaw) process.stdin.setRawMode(true)
       editor.resume()
     }
-    const child = spawn(process.env["SHELL"] || "/bin/sh", ["-c", command], { stdio: "inherit", env: process.env })
+    const child = spawn(process.env["SHELL"] || "/bin/sh", ["-c", command], {
+      stdio: captureBytes === undefined ? "inherit" : ["inherit", "pipe", "pipe"],
+      env: process.env
+    })
+    // What the command printed, kept up to the cap; owned by this one run.
+    const kept: Array<Buffer> = []
+    let size = 0
+    let truncated = false
+    const tee = (to: NodeJS.WriteStream) => (chunk: Buffer) => {
+      to.write(chunk)
+      if (captureBytes === undefined) return
+      const room = captureBytes - size
+      if (chunk.length > room) truncated = true
+      if (room > 0) kept.push(chunk.subarray(0, room))
+      size += Math.min(room, chunk.length)
+    }
+    child.stdout?.on("data", tee(process.stdout))
+    child.stderr?.on("data", tee(process.stderr))
+    const ran = (status: number): Ran => ({ status, output: Buffer.concat(kept).toString("utf8"), truncated })
     child.once("error", (error) => {
       restore()
       process.stderr.write(`easyai: ${error.message}\n`)
-      resume(Effect.succeed(127))
+      resume(Effect.succeed(ran(127)))
     })
-    child.once("exit", (code, signal) => {
+    child.once("close", (code, signal) => {
       restore()
-      resume(Effect.succeed(code ?? 128 + (signal === null ? 0 : constants.signals[signal])))
+      resume(Effect.succeed(ran(code ?? 128 + (signal === null ? 0 : constants.signals[signal]))))
     })
     return Effect.sync(() => {
       child.kill("SIGTERM")

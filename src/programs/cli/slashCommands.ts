@@ -6,7 +6,8 @@
 import { Effect, Option, Ref } from "effect"
 import { renderPlan } from "../../domain/plan.js"
 import { findPreset, type PresetName, PresetName as PresetNames } from "../../domain/Sampling.js"
-import { McpClient } from "../../services/McpClient.js"
+import { McpClient, type McpServerConfig } from "../../services/McpClient.js"
+import { isServerUrl, parseMcpServer } from "./mcpServers.js"
 import { Plan } from "../../services/Plan.js"
 import { Session } from "../../services/Session.js"
 import { ToolRegistry } from "../../services/ToolRegistry.js"
@@ -16,14 +17,14 @@ const commands = [
   ["/help", "", "this list"],
   ["/exit", "", "leave (also /quit, or Ctrl+D)"],
   ["/quit", "", ""],
-  ["/clear", "", "clear the screen"],
-  ["/reset", "", "forget the conversation"],
+  ["/clear", "", "clear the conversation (tools and system prompt stay; Ctrl+L clears the screen)"],
+  ["/reset", "", "clear the conversation and the plan"],
   ["/compress", "", "replace the conversation with the model's recap of it"],
   ["/plan", "", "show the model's plan"],
   ["/system", " <text>", "replace the system prompt (the conversation restarts); alone, show it"],
   ["/preset", " <name>", `switch the sampling preset: ${PresetNames.literals.join(", ")}`],
   ["/tools", "", "list the tools"],
-  ["/mcp", " connect <url> [alias]", "use an MCP server's tools; also /mcp list, tools, tool <alias.tool>, disconnect <alias>"]
+  ["/mcp", " connect <url> [alias]", "use an MCP server's tools (or connect <command line>[=alias] for a stdio server); also /mcp list, tools, tool <alias.tool>, disconnect <alias>"]
 ] as const
 
 const helpText = (shell: boolean) =>
@@ -62,8 +63,12 @@ const mcpCommand = (words: ReadonlyArray<string>) =>
     const [verb = "", first = "", second] = words
     switch (verb) {
       case "connect": {
-        if (first === "") return yield* say("usage: /mcp connect <url> [alias]")
-        const connected = yield* Effect.either(mcp.connect({ url: first, ...(second === undefined ? {} : { alias: second }) }))
+        if (first === "") return yield* say("usage: /mcp connect <url> [alias] | /mcp connect <command line>[=alias]")
+        // A URL with an optional alias after it, or the command line of a stdio server.
+        const config: McpServerConfig = isServerUrl(first)
+          ? { url: first, ...(second === undefined ? {} : { alias: second }) }
+          : parseMcpServer(words.slice(1).join(" "), Option.none())
+        const connected = yield* Effect.either(mcp.connect(config))
         if (connected._tag === "Left") return yield* say(`error: ${connected.left.message}`)
         const server = connected.right
         yield* session.refreshSystem
@@ -98,7 +103,7 @@ const mcpCommand = (words: ReadonlyArray<string>) =>
         return yield* say(removed ? `disconnected ${first}` : `no MCP server ${first}`)
       }
       default:
-        return yield* say("usage: /mcp connect <url> [alias] | list | tools | tool <alias.tool> | disconnect <alias>")
+        return yield* say("usage: /mcp connect <url> [alias] | connect <command line>[=alias] | list | tools | tool <alias.tool> | disconnect <alias>")
     }
   })
 
@@ -129,12 +134,15 @@ export const runSlashCommand = (line: string, context: CommandContext) =>
         yield* say(helpText(context.shell))
         break
       case "/clear":
-        yield* Effect.sync(() => process.stdout.write("\u001b[2J\u001b[H"))
+        yield* session.reset
+        yield* context.changed
+        yield* say("(conversation cleared; tools and system prompt kept)")
         break
       case "/reset":
         yield* session.reset
+        yield* Effect.flatMap(Plan, (plan) => plan.reset)
         yield* context.changed
-        yield* say("(conversation cleared)")
+        yield* say("(conversation and plan cleared)")
         break
       case "/compress":
         yield* compressConversation(context)
@@ -152,9 +160,15 @@ export const runSlashCommand = (line: string, context: CommandContext) =>
         yield* say("(system prompt replaced; conversation cleared)")
         break
       case "/preset": {
+        const list = `presets: ${PresetNames.literals.join(", ")}`
+        if (argument === "") {
+          const current = yield* Ref.get(context.preset)
+          yield* say(`${Option.match(current, { onNone: () => "(the session's preset)", onSome: (name) => `[preset: ${name}]` })}\n${list}`)
+          break
+        }
         const found = findPreset(argument)
         if (Option.isNone(found)) {
-          yield* say(`presets: ${PresetNames.literals.join(", ")}`)
+          yield* say(`unknown preset "${argument}"; ${list}`)
           break
         }
         yield* Ref.set(context.preset, found)

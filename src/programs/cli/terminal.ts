@@ -7,7 +7,7 @@
  */
 import { Effect, Stream } from "effect"
 import { createInterface } from "node:readline"
-import type { AgentEvent, PromptProgress, Usage } from "../../domain/AgentEvent.js"
+import type { AgentEvent, HopReset, PromptProgress, Usage } from "../../domain/AgentEvent.js"
 import { displayToolName } from "../../domain/mcp.js"
 import { type PlanSnapshot, renderPlan } from "../../domain/plan.js"
 import { ReasoningFilter } from "../../domain/reasoningFilter.js"
@@ -21,6 +21,13 @@ const write = (stream: NodeJS.WriteStream, text: string) =>
   text === "" ? Effect.void : Effect.async<void>((resume) => {
     stream.write(text, () => resume(Effect.void))
   })
+
+/** Why the model is asked again, as the person reads it. */
+const hopResetText: Record<HopReset["reason"], string> = {
+  ThoughtOnly: "it only thought",
+  AnnounceOnly: "it only announced a tool",
+  Incomplete: "its answer was cut off"
+}
 
 /** How much the renderer shows. */
 export interface RenderOptions {
@@ -163,7 +170,7 @@ export class TurnRenderer {
         return Effect.logDebug(usageLogLine(event))
       case "HopReset":
         return Effect.zipRight(
-          this.block(dim(`(the model tries again: ${event.reason === "ThoughtOnly" ? "it only thought" : "it only announced a tool"})`)),
+          this.block(dim(`(the model tries again: ${hopResetText[event.reason]})`)),
           Effect.sync(() => this.spin("thinking"))
         )
       case "TurnComplete": {

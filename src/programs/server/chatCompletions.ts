@@ -127,14 +127,15 @@ const noPreamble: Partial<PreambleOptions> = {
 const systemPrompt = (context: ChatContext, call: ChatCall, inject: Injection) =>
   Effect.gen(function*() {
     if (call.system !== undefined && !inject.on) return call.system
+    const tools = call.clientTools ?? (yield* context.registry.specs)
     const base = call.system ?? (yield* context.preamble.compose({
       base: context.system,
-      tools: call.clientTools ?? (yield* context.registry.specs),
+      tools,
       appends: context.systemAppend,
       toolsCatalogue: true,
       preamble: noPreamble
     }))
-    return joinBlocks([base, yield* context.preamble.build(inject.overrides)])
+    return joinBlocks([base, yield* context.preamble.build(inject.overrides, tools.map((spec) => spec.name))])
   })
 
 /** The conversation the model sees: the system prompt, then the client's messages, the newest user one stamped with the time when injecting. */

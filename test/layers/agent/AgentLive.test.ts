@@ -179,6 +179,47 @@ describe("Agent loop", () => {
       ]))))
   })
 
+  describe("turns whose stream broke before an answer", () => {
+    const cut = Scripted.fail(new ModelError({ reason: "Transport", detail: "the connection closed" }))
+
+    it.effect("are asked again when only reasoning was shown", () =>
+      Effect.gen(function*() {
+        const events = yield* run()
+        expect(tags(events)).toEqual(["ReasoningDelta", "HopReset", "TextDelta", "MessagesAppended", "TurnComplete"])
+        expect(events.find((e) => e._tag === "HopReset")).toMatchObject({ reason: "Incomplete", attempt: 1 })
+        expect(completion(events)).toMatchObject({ text: "done", stopReason: "Stop" })
+      }).pipe(Effect.provide(scriptedAgent([[...Scripted.reasoning("thinking"), cut], Scripted.reply("done")]))))
+
+    it.effect("fail after two retries", () =>
+      Effect.gen(function*() {
+        const exit = yield* Effect.exit(run())
+        expect(exit).toEqual(Exit.fail(new ModelError({ reason: "Transport", detail: "the connection closed" })))
+        const requests = yield* Effect.flatMap(Scripted.ScriptedChatModel, (r) => r.requests)
+        expect(requests).toHaveLength(3)
+      }).pipe(Effect.provide(scriptedAgent([
+        [...Scripted.reasoning("a"), cut],
+        [...Scripted.reasoning("b"), cut],
+        [...Scripted.reasoning("c"), cut],
+        Scripted.reply("never")
+      ]))))
+
+    it.effect("are not asked again when the stream never started: the client has retried that already", () =>
+      Effect.gen(function*() {
+        const exit = yield* Effect.exit(run())
+        expect(Exit.isFailure(exit)).toBe(true)
+        const requests = yield* Effect.flatMap(Scripted.ScriptedChatModel, (r) => r.requests)
+        expect(requests).toHaveLength(1)
+      }).pipe(Effect.provide(scriptedAgent([[cut], Scripted.reply("never")]))))
+
+    it.effect("are not asked again once answer text was shown", () =>
+      Effect.gen(function*() {
+        const exit = yield* Effect.exit(run())
+        expect(Exit.isFailure(exit)).toBe(true)
+        const requests = yield* Effect.flatMap(Scripted.ScriptedChatModel, (r) => r.requests)
+        expect(requests).toHaveLength(1)
+      }).pipe(Effect.provide(scriptedAgent([[...Scripted.text("Part of"), cut], Scripted.reply("never")]))))
+  })
+
   describe("announce-only turns", () => {
     it.effect("are discarded and retried with a corrective message", () =>
       Effect.gen(function*() {

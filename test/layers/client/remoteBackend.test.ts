@@ -36,6 +36,19 @@ const events = (text: string, options: Parameters<Session["Type"]["stream"]>[1] 
   Effect.flatMap(Session, (s) => Effect.map(Stream.runCollect(s.stream(text, options)), Chunk.toArray))
 
 describe("Session on the remote model", () => {
+  it.scopedLive("asks again when the stream is cut after only reasoning was shown (retry_on_incomplete)", () =>
+    onPeer({
+      turns: [[...Scripted.reasoning("Let", " me", " think", " hard"), ...Scripted.text("never sent")], [...Scripted.text("Done.")]],
+      faults: { cutAfterChunks: 4 }
+    }, (peer) =>
+      Effect.gen(function*() {
+        const seen = yield* events("Go", { toolChoice: "none" })
+        expect(seen.filter((e) => e._tag === "HopReset")).toMatchObject([{ reason: "Incomplete", attempt: 1 }])
+        const done = seen.at(-1)
+        expect(done?._tag === "TurnComplete" && done.text).toBe("Done.")
+        expect(peer.chatBodies()).toHaveLength(2)
+      })))
+
   it.scopedLive("answers, streaming the same text it records", () =>
     onPeer({ turns: [Scripted.reply("There was a cat.")] }, (peer) =>
       Effect.gen(function*() {

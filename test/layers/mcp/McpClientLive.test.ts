@@ -61,6 +61,10 @@ const call = (name: string, args: unknown = {}) =>
 
 const has = (name: string) => Effect.flatMap(ToolRegistry, (registry) => registry.has(name))
 
+/** Once the client holds the server's GET stream open (so an injected failure meets the next call, not that GET). */
+const listening = (server: SdkMcpServer.SdkServer) =>
+  eventually("the GET stream is open", Effect.map(server.requests, (all) => all.some((r) => r.httpMethod === "GET")))
+
 describe("McpClientLive against an MCP server built with the official SDK", () => {
   it.scopedLive("registers the server's tools as alias__tool and proxies calls (SSE replies)", () =>
     Effect.gen(function*() {
@@ -318,9 +322,44 @@ describe("McpClientLive against an MCP server built with the official SDK", () =
         expect(Option.map(yield* mcp.tool("sdk.sprout"), (tool) => tool.registeredAs)).toEqual(Option.some("sdk__sprout"))
         // The refresh kept the other tools.
         expect((yield* call("sdk__echo", { text: "kept" })).content).toBe("kept")
+        // Once at connect, then at least once more: the SDK says it in the reply and, the GET stream being open, there too.
+        expect(yield* server.count("tools/list")).toBeGreaterThanOrEqual(2)
+      }).pipe(Effect.provide(stack([{ url: server.url, alias: "sdk" }])))
+    }))
+
+  it.scopedLive("notifications/tools/list_changed on the standalone GET stream re-reads the tools, no restart", () =>
+    Effect.gen(function*() {
+      const server = yield* SdkMcpServer.start()
+      yield* Effect.gen(function*() {
+        yield* listening(server)
+        expect(yield* has("sdk__shoot")).toBe(false)
+        yield* server.growUnprompted("shoot")
+        yield* eventually("sdk__shoot is registered", has("sdk__shoot"))
+        expect((yield* call("sdk__shoot")).content).toBe("I am shoot")
         expect(yield* server.count("tools/list")).toBe(2)
       }).pipe(Effect.provide(stack([{ url: server.url, alias: "sdk" }])))
     }))
+
+  it.scopedLive("a configured server that is down costs about a second at start, and is connected in the background once up", () =>
+    Effect.gen(function*() {
+      const dead = yield* SdkMcpServer.deadUrl
+      const port = Number(new URL(dead).port)
+      const started = Date.now()
+      yield* Effect.gen(function*() {
+        // Built with the server down: the default five retries would take ~8 s; the start budget is 1 s.
+        expect(Date.now() - started).toBeLessThan(4000)
+        expect(yield* has("late__echo")).toBe(false)
+        yield* SdkMcpServer.start({ port })
+        yield* Effect.gen(function*() {
+          for (let poll = 0; poll < 1500; poll++) {
+            if (yield* has("late__echo")) return
+            yield* pause
+          }
+          return yield* Effect.die(new Error("late__echo never registered"))
+        })
+        expect((yield* call("late__echo", { text: "up" })).content).toBe("up")
+      }).pipe(Effect.provide(stack([{ url: dead, alias: "late" }], { retries: 5 })))
+    }), { timeout: 60_000 })
 
   it.scopedLive("an expired session is re-initialized once, transparently", () =>
     Effect.gen(function*() {
@@ -377,6 +416,7 @@ describe("McpClientLive against an MCP server built with the official SDK", () =
     Effect.gen(function*() {
       const server = yield* SdkMcpServer.start()
       yield* Effect.gen(function*() {
+        yield* listening(server)
         yield* server.failNext(1, 503)
         const fiber = yield* Effect.fork(call("sdk__echo", { text: "second time lucky" }))
         // The retry waits on the TestClock: once the first attempt failed and the 250 ms sleep is pending, move time.
@@ -402,6 +442,7 @@ describe("McpClientLive against an MCP server built with the official SDK", () =
     Effect.gen(function*() {
       const server = yield* SdkMcpServer.start()
       yield* Effect.gen(function*() {
+        yield* listening(server)
         yield* server.failNext(1, 400)
         const result = yield* call("sdk__echo", { text: "x" })
         expect(result.isError).toBe(true)

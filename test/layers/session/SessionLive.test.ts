@@ -1,6 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Deferred, Effect, Fiber, Stream, TestClock } from "effect"
 import {
+  interruptedMark,
   AssistantMessage,
   builtinSystemPrompt,
   hasNoDanglingToolCalls,
@@ -252,6 +253,30 @@ describe("Session", () => {
         yield* Fiber.interrupt(fiber)
         expect(yield* session.history).toEqual([])
       }).pipe(Effect.provide(scriptedSession([[...Scripted.text("so"), Scripted.delay("1 hour")]]))))
+
+    it.effect("keeps an interrupted turn, what was written marked as interrupted, when asked to", () =>
+      Effect.gen(function*() {
+        const session = yield* Session
+        const streaming = yield* Deferred.make<void>()
+        const fiber = yield* session.stream("slow", { keepInterrupted: true }).pipe(
+          Stream.runForEach((event) => event._tag === "TextDelta" ? Deferred.succeed(streaming, undefined) : Effect.void),
+          Effect.fork
+        )
+        yield* Deferred.await(streaming)
+        yield* Fiber.interrupt(fiber)
+        expect(yield* session.history).toEqual([
+          new UserMessage({ content: "slow" }),
+          new AssistantMessage({ content: `Once upon\n\n${interruptedMark}` })
+        ])
+        expect((yield* session.chat("go on")).text).toBe("a time")
+        // The next turn's model reads the cut answer as it was left.
+        const next = (yield* requests)[1]?.messages ?? []
+        expect(next.map((m) => m._tag)).toEqual(["SystemMessage", "UserMessage", "AssistantMessage", "UserMessage"])
+        expect(next[2]?.content).toBe(`Once upon\n\n${interruptedMark}`)
+      }).pipe(Effect.provide(scriptedSession([
+        [...Scripted.text("Once upon"), Scripted.delay("1 hour")],
+        Scripted.reply("a time")
+      ]))))
 
     it.effect("leaves a consistent history when a turn is interrupted, and goes on", () =>
       Effect.gen(function*() {

@@ -114,9 +114,18 @@ const hitsOn = (server: LoopbackServer, path: string): number =>
 
 // ---------------------------------------------------------------------------
 
-/** The tools on the test server: loopback is refused by default, so 127.0.0.1 is allowed explicitly. */
+/**
+ * The tools on the test server: loopback is refused by default, so 127.0.0.1 is allowed explicitly.
+ * No retries here (these tests run on the TestClock); "retries" below has the retrying fetcher.
+ */
 const toolsFor = (server: LoopbackServer, options: WebOptions = {}) =>
-  webTools({ baseUrls: baseUrlsOf(server.base), fetchTimeout: "5 seconds", allowNetworks: ["127.0.0.1/32"], ...options })
+  webTools({
+    baseUrls: baseUrlsOf(server.base),
+    fetchTimeout: "5 seconds",
+    fetchRetries: 0,
+    allowNetworks: ["127.0.0.1/32"],
+    ...options
+  })
 
 const call = (tools: ReadonlyArray<Tool.Tool>, name: string, args: unknown) => {
   const tool = tools.find((candidate) => candidate.spec.name === name)
@@ -679,4 +688,52 @@ describe("HTML handling", () => {
       expect(results.length, engine.name).toBeLessThanOrEqual(30)
     }
   })
+})
+
+describe("web_fetch retries", () => {
+  it.live("asks again after 5xx answers and refused connections, before any of a body is read", () =>
+    Effect.scoped(Effect.gen(function*() {
+      let calls = 0
+      const server = yield* serve({
+        "/flaky": (_req, res) => {
+          calls += 1
+          if (calls <= 2) res.writeHead(503, { "content-type": "text/plain" }).end("busy")
+          else html("<title>Back</title><p>up again</p>")(_req, res)
+        }
+      })
+      const tools = yield* webTools({ allowNetworks: ["127.0.0.1/32"], fetchTimeout: "20 seconds" })
+      const page = yield* call(tools, "web_fetch", { url: `${server.base}/flaky` })
+      expect(page.isError).toBe(false)
+      expect(page.content).toContain("up again")
+      expect(hitsOn(server, "/flaky")).toBe(3)
+
+      // Nothing listens on port 1: every attempt is refused, then the last failure is reported.
+      const few = yield* webTools({ allowNetworks: ["127.0.0.1/32"], fetchRetries: 2 })
+      const started = Date.now()
+      const refused = yield* call(few, "web_fetch", { url: "http://127.0.0.1:1/" })
+      expect(refused.content).toContain("ECONNREFUSED")
+      // Two retries wait 250 ms and 500 ms.
+      expect(Date.now() - started).toBeGreaterThanOrEqual(700)
+    })), { timeout: 30_000 })
+
+  it.live("does not ask again once a body started, nor after a 4xx, nor a search engine that failed", () =>
+    Effect.scoped(Effect.gen(function*() {
+      const server = yield* serve({
+        "/cut": (_req, res) => {
+          res.writeHead(200, { "content-type": "text/html", "content-length": "100000" })
+          res.write("<p>partial")
+          setTimeout(() => res.destroy(), 20)
+        },
+        "/gone": html("gone", 410),
+        [enginePaths.bing]: html("busy", 503)
+      })
+      const tools = yield* webTools({ baseUrls: baseUrlsOf(server.base), allowNetworks: ["127.0.0.1/32"] })
+      const cut = yield* call(tools, "web_fetch", { url: `${server.base}/cut` })
+      expect(cut.isError).toBe(true)
+      expect(hitsOn(server, "/cut")).toBe(1)
+      yield* call(tools, "web_fetch", { url: `${server.base}/gone` })
+      expect(hitsOn(server, "/gone")).toBe(1)
+      yield* call(tools, "web_search", { query: "busy", engine: "bing" })
+      expect(hitsOn(server, enginePaths.bing)).toBe(1)
+    })), { timeout: 30_000 })
 })

@@ -7,7 +7,8 @@
  * @module
  */
 import { FetchHttpClient, HttpClient, type HttpClientError, type HttpClientResponse } from "@effect/platform"
-import { Duration, Effect, Stream } from "effect"
+import { Data, Duration, Effect, Stream } from "effect"
+import { backoff } from "../../client/retry.js"
 import { AddressRefused, WebError } from "./errors.js"
 
 /** How a body's declared media type is treated. */
@@ -16,6 +17,8 @@ export type ContentKind = "html" | "text" | "binary" | "unknown"
 /** The limits one fetch runs under. */
 export interface FetchLimits {
   readonly timeout: Duration.Duration
+  /** Retries of a request that failed before a body started (connection failure, 5xx); 0 for none. */
+  readonly retries: number
   readonly maxBytes: number
   readonly maxRedirects: number
   readonly userAgent: string
@@ -112,6 +115,14 @@ export const parseHttpUrl = (raw: string): Effect.Effect<URL, WebError> => {
 
 const redirectStatuses = new Set([301, 302, 303, 307, 308])
 
+/** A 5xx answer, as a failure only so the retry sees it; after the last retry it is the answer. */
+class ServerError extends Data.TaggedError("ServerError")<{ readonly response: HttpClientResponse.HttpClientResponse }> {}
+
+/** A request failure worth asking again: the connection failed (not refused by the address policy), or a 5xx. */
+const retryable = (error: HttpClientError.HttpClientError | ServerError): boolean =>
+  error._tag === "ServerError" ||
+  (error._tag === "RequestError" && error.reason === "Transport" && refusalOf(error) === undefined)
+
 type Hop =
   | { readonly _tag: "Redirect"; readonly location: string | undefined }
   | { readonly _tag: "Body"; readonly body: Omit<FetchedBody, "url" | "redirects"> }
@@ -179,7 +190,12 @@ const hop = (client: HttpClient.HttpClient, limits: FetchLimits, url: URL): Effe
         accept: "text/html,application/xhtml+xml,text/plain;q=0.9,*/*;q=0.5",
         "accept-language": "en-US,en;q=0.8"
       }
-    })
+    }).pipe(
+      // Before any of a body is read, a failed connection or a 5xx is asked again, as the model client does.
+      Effect.filterOrFail((answer) => answer.status < 500, (answer) => new ServerError({ response: answer })),
+      Effect.retry({ schedule: backoff(limits.retries), while: retryable }),
+      Effect.catchTag("ServerError", (error) => Effect.succeed(error.response))
+    )
     if (redirectStatuses.has(response.status)) {
       return { _tag: "Redirect", location: response.headers["location"] } satisfies Hop
     }

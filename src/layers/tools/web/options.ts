@@ -20,7 +20,10 @@ export const defaultMaxBytes = 2 * 1024 * 1024
 /** Default cap on redirects followed per fetch. */
 export const defaultMaxRedirects = 5
 /** Default time allowed for one fetch, redirects and body included. */
-export const defaultFetchTimeout: Duration.Duration = Duration.seconds(15)
+export const defaultFetchTimeout: Duration.Duration = Duration.seconds(20)
+
+/** Default retries of a page fetch that failed before its body started (as the model client retries). */
+export const defaultFetchRetries = 5
 /** Default characters of page text `fetch` returns. */
 export const defaultMaxChars = 20_000
 /** Largest `max_chars` the model may ask for. */
@@ -45,8 +48,15 @@ export interface WebOptions {
    * server or a mirror. The engine's own path and query are appended.
    */
   readonly baseUrls?: Partial<Record<EngineName, string>>
-  /** Time allowed for one fetch, redirects and body included. Default 15 s. */
+  /** Time allowed for one fetch, redirects, retries and body included. Default 20 s. */
   readonly fetchTimeout?: Duration.DurationInput
+  /**
+   * Retries of a page fetch that failed before its body started: the
+   * connection failed or the server answered 5xx. The client's backoff
+   * (250 ms doubling to 4 s); a body cut while read is not retried. Search
+   * engines are not retried: the cascade moves on to the next one. Default 5.
+   */
+  readonly fetchRetries?: number
   /** Bytes of a response body read at most; reading stops there. Default 2 MiB. */
   readonly maxBytes?: number
   /** Redirects followed at most per fetch. Default 5. */
@@ -77,6 +87,7 @@ export interface ResolvedWebOptions {
   readonly engines: ReadonlyArray<EngineName>
   readonly baseUrls: Partial<Record<EngineName, string>>
   readonly fetchTimeout: Duration.Duration
+  readonly fetchRetries: number
   readonly maxBytes: number
   readonly maxRedirects: number
   readonly maxChars: number
@@ -95,6 +106,7 @@ export const resolveWebOptions = (options: WebOptions = {}): ResolvedWebOptions 
     engines,
     baseUrls: options.baseUrls ?? {},
     fetchTimeout: options.fetchTimeout === undefined ? defaultFetchTimeout : Duration.decode(options.fetchTimeout),
+    fetchRetries: positiveInt(options.fetchRetries, defaultFetchRetries),
     maxBytes: Math.max(1, positiveInt(options.maxBytes, defaultMaxBytes)),
     maxRedirects: positiveInt(options.maxRedirects, defaultMaxRedirects),
     maxChars: Math.min(maxCharsLimit, Math.max(100, positiveInt(options.maxChars, defaultMaxChars))),

@@ -16,6 +16,7 @@
  */
 import { Duration, Effect, Schema, type Scope } from "effect"
 import * as Tool from "../../../domain/Tool.js"
+import { rangedCount } from "../../../domain/ToolParams.js"
 import { ToolResult } from "../../../domain/ToolCall.js"
 import type { SearchResult } from "./engine.js"
 import { makeAddressPolicy, parseNetworks } from "./addressPolicy.js"
@@ -216,9 +217,9 @@ const wireRule = `Reply MUST end with a \`Sources:\` block listing the URLs you 
 
 const QueryParam = Schema.String.pipe(Schema.maxLength(maxQueryLength))
 const UrlParam = Schema.String.pipe(Schema.minLength(1), Schema.maxLength(4096))
-/** Counts above their cap are lowered to it, not refused (as the fs tools do). */
-const MaxResults = Schema.Int.pipe(Schema.greaterThanOrEqualTo(1))
-const MaxChars = Schema.Int.pipe(Schema.greaterThanOrEqualTo(1))
+/** Counts outside their range are moved into it, not refused (as the fs tools do); the schema shows the range. */
+const MaxResults = rangedCount(1, maxResultsLimit)
+const MaxChars = rangedCount(minChars, maxCharsLimit)
 const engineParam = (options: ResolvedWebOptions) => Schema.Literal("auto", ...options.engines)
 
 /**
@@ -236,14 +237,15 @@ export const webTools = (
     const allowed = yield* parseNetworks(options?.allowNetworks ?? [])
     const client = yield* guardedClient(makeAddressPolicy(allowed), options?.lookup)
     const resolved = resolveWebOptions(options)
-    const fetcher = makeFetcher(client, {
+    const limits = {
       timeout: resolved.fetchTimeout,
       maxBytes: resolved.maxBytes,
       maxRedirects: resolved.maxRedirects,
       userAgent: resolved.userAgent
-    })
-    const search = makeSearch(fetcher, resolved)
-    const fetchPage = runFetch(makeReadPage(fetcher), resolved)
+    }
+    // A search engine that fails is not asked again: the cascade moves on to the next one.
+    const search = makeSearch(makeFetcher(client, { ...limits, retries: 0 }), resolved)
+    const fetchPage = runFetch(makeReadPage(makeFetcher(client, { ...limits, retries: resolved.fetchRetries })), resolved)
     const Engine = engineParam(resolved)
     const engineDoc = `Optional. ${cascadeText(resolved)}; or one of ${resolved.engines.join(", ")}.`
 
