@@ -30,6 +30,8 @@ export interface Service {
    * Interrupting the stream stops generation within one token.
    */
   readonly stream: (request: ChatRequest) => Stream.Stream<ModelEvent, ChatModelError>
+  /** The tokens the request's prompt takes, rendered with the model's chat template (its messages, and its tools unless none are offered). */
+  readonly countTokens: (request: ChatRequest) => number
   /** The underlying node-llama-cpp objects. */
   readonly native: Native
 }

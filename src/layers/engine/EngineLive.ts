@@ -142,6 +142,11 @@ const make = (config: EngineConfig) =>
         contextSize
       },
       stream,
+      countTokens: (request) =>
+        promptTokens(
+          toChatHistory(request.messages),
+          request.tools.length === 0 || request.toolChoice === "none" ? undefined : toFunctions(request.tools)
+        ).length,
       native: { llama, model, context }
     }
     return service

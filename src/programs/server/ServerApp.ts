@@ -18,12 +18,14 @@ import { builtinSystemPrompt } from "../../domain/SystemPrompt.js"
 import { Agent } from "../../services/Agent.js"
 import { ChatModel } from "../../services/ChatModel.js"
 import { Embedder } from "../../services/Embedder.js"
+import { Engine } from "../../services/Engine.js"
 import { Preamble } from "../../services/Preamble.js"
 import { ToolRegistry } from "../../services/ToolRegistry.js"
 import { internal, notFound, toResponse } from "./ApiError.js"
 import * as McpServerApp from "../mcp/McpServerApp.js"
 import * as Admission from "./admission.js"
-import { type ChatContext, chatCompletions } from "./chatCompletions.js"
+import * as AnthropicMessages from "./anthropicMessages.js"
+import { chatCompletions } from "./chatCompletions.js"
 import { embeddings } from "./embeddings.js"
 import { defaultBodyLimits } from "./jsonBody.js"
 import * as Management from "./management.js"
@@ -31,6 +33,7 @@ import * as Metrics from "./metrics.js"
 import { noCrossOrigin } from "./originPolicy.js"
 import { cors, refuseForeignOrigins, requireApiKey } from "./security.js"
 import { defaultQueueLimit, type ServerOptions } from "./ServerOptions.js"
+import type { ChatContext } from "./turnPipeline.js"
 import * as WebUi from "./webui.js"
 
 /** The app and the state a listener needs to stop it gracefully. */
@@ -113,6 +116,8 @@ export const make = (
       HttpRouter.get("/v1/tools", Management.tools(context)),
       HttpRouter.post("/v1/preset", Management.setPreset(context)),
       HttpRouter.post("/v1/chat/completions", chatCompletions(chat)),
+      HttpRouter.post("/v1/messages", AnthropicMessages.messages(chat)),
+      HttpRouter.post("/v1/messages/count_tokens", AnthropicMessages.countTokens(chat, yield* Effect.serviceOption(Engine))),
       HttpRouter.post("/v1/embeddings", embeddings({ embedder: yield* Effect.serviceOption(Embedder), modelId, limits: chat.limits, admission })),
       HttpRouter.get("/api/tags", Management.ollamaTags(context)),
       HttpRouter.post("/api/show", Management.ollamaShow(context))

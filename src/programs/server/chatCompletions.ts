@@ -8,188 +8,36 @@
  * | no `tools` | runs its own toolbelt through the agent loop, server-side |
  * | sampling fields | applies them to this request; else the current preset |
  *
- * The AUTHORITATIVE preamble is appended to the system prompt that reaches
- * the model, and a clock note to each user message (the newest's is now), unless
- * `X-Easyai-Inject: off` says otherwise. The system prompt carries no time,
- * so it is byte-identical across the requests of a conversation and the
- * engine reuses the KV cache of every earlier turn.
- *
- * Streams start only once the first event is ready, so a failure before
- * any output (an oversized prompt, a model that cannot start) is a proper
- * HTTP status; a failure after it is an error chunk before `[DONE]`.
+ * The decoding of OpenAI's request and the encoding of its answer, as SSE
+ * chunks or one completion, around the shared turn ({@link startTurn}).
+ * A failure after a stream started is an error chunk before `[DONE]`.
  *
  * @module
  */
 import { HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import { Clock, Effect, Either, Option, Ref, type Scope, Stream } from "effect"
+import { Clock, Effect, type Scope, Stream } from "effect"
 import type { ChatModelError } from "../../domain/errors.js"
-import { type ChatMessage, SystemMessage } from "../../domain/Message.js"
-import { type PresetName, resolveSampling, type SamplingParams } from "../../domain/Sampling.js"
-import { joinBlocks, type PreambleOptions } from "../../domain/SystemPrompt.js"
-import type { Agent } from "../../services/Agent.js"
-import type { ChatModel } from "../../services/ChatModel.js"
-import type { Preamble } from "../../services/Preamble.js"
-import type { ToolRegistry } from "../../services/ToolRegistry.js"
-import { ApiError, badRequest, toResponse } from "./ApiError.js"
-import type { Admission } from "./admission.js"
+import { type ApiError, toResponse } from "./ApiError.js"
 import { type ChatCall, parseChatCall } from "./chatRequest.js"
 import { CompletionBuilder } from "./completionBody.js"
-import { type BodyLimits, readJsonBody } from "./jsonBody.js"
-import type { ServerMetrics } from "./metrics.js"
+import { readJsonBody } from "./jsonBody.js"
 import { SseEncoder } from "./sseEncoder.js"
-import { newIdentity, type TurnEvent, type TurnTally } from "./turnEvents.js"
-
-/** What the route works with, resolved when the app is built. */
-export interface ChatContext {
-  readonly model: ChatModel["Type"]
-  readonly agent: Agent["Type"]
-  readonly registry: ToolRegistry["Type"]
-  readonly preamble: Preamble["Type"]
-  readonly admission: Admission
-  readonly metrics: ServerMetrics
-  readonly preset: Ref.Ref<PresetName>
-  readonly limits: BodyLimits
-  /** The id responses carry. */
-  readonly modelId: string
-  readonly system: string
-  readonly systemAppend: ReadonlyArray<string>
-  readonly injectPreamble: boolean
-}
-
-/** What gets a request that no longer fits the context through, for the client and the operator. */
-const overflowHint =
-  "send a shorter conversation (in easyai's chat: /compress), or start the server with a larger --ctx or with --no-tools"
-
-/** The failure of a model as the client sees it. */
-export const apiErrorOf = (error: ChatModelError): ApiError => {
-  if (error._tag === "ContextOverflow") {
-    return new ApiError({
-      status: 400,
-      type: "exceed_context_size_error",
-      code: "context_length_exceeded",
-      detail: `${error.message}: ${overflowHint}`,
-      extra: { n_prompt_tokens: error.promptTokens, n_ctx: error.contextSize }
-    })
-  }
-  switch (error.reason) {
-    case "RateLimited":
-      return new ApiError({ status: 429, type: "rate_limit_error", detail: error.message })
-    case "InvalidRequest":
-      return badRequest(error.detail ?? error.message, "tools")
-    default:
-      return new ApiError({ status: 500, type: "server_error", detail: `the model failed: ${error.message}` })
-  }
-}
-
-/** A model failure, logged for the operator (a context overflow or a bad request is the client's to fix, and is not). */
-const reported = (error: ChatModelError): Effect.Effect<ApiError> =>
-  error._tag === "ContextOverflow" || error.reason === "InvalidRequest"
-    ? Effect.succeed(apiErrorOf(error))
-    : Effect.as(Effect.logWarning(`generation failed: ${error.message}`), apiErrorOf(error))
-
-/** Whether a request gets the preamble and the clock note, and with which overrides. */
-interface Injection {
-  readonly on: boolean
-  readonly overrides: Partial<PreambleOptions>
-}
-
-/** An `on`/`off` header (any case); `undefined` when absent. */
-const onOffHeader = (name: string, header: string | undefined): Either.Either<boolean | undefined, ApiError> => {
-  const value = header?.trim().toLowerCase()
-  if (value === undefined) return Either.right(undefined)
-  if (value === "on" || value === "off") return Either.right(value === "on")
-  return Either.left(badRequest(`${name} must be "on" or "off" (got ${JSON.stringify(header)})`, name))
-}
-
-/** The preamble overrides for a request: `X-Easyai-Inject` first, then the server's setting. */
-const injection = (header: string | undefined, serverDefault: boolean): Either.Either<Injection, ApiError> =>
-  Either.map(onOffHeader("X-Easyai-Inject", header), (asked) => {
-    const on = asked ?? serverDefault
-    const overrides: Partial<PreambleOptions> = on
-      ? (asked === true ? { injectDateTime: true, memoryVocabulary: true } : {})
-      : { injectDateTime: false, memoryVocabulary: false }
-    return { on, overrides }
-  })
-
-/** Composition options that leave every preamble block out, for a prompt the preamble is appended to. */
-const noPreamble: Partial<PreambleOptions> = {
-  injectDateTime: false,
-  memoryVocabulary: false,
-  knowledgeLoop: false,
-  citeSources: false
-}
-
-/**
- * The system prompt that reaches the model: the client's, or the server's
- * composed for this request's tools; then the preamble, which names no
- * time (the clock goes on the user messages, see {@link conversation}).
- */
-const systemPrompt = (context: ChatContext, call: ChatCall, inject: Injection) =>
-  Effect.gen(function*() {
-    if (call.system !== undefined && !inject.on) return call.system
-    const tools = call.clientTools ?? (yield* context.registry.specs)
-    const base = call.system ?? (yield* context.preamble.compose({
-      base: context.system,
-      tools,
-      appends: context.systemAppend,
-      toolsCatalogue: true,
-      preamble: noPreamble
-    }))
-    return joinBlocks([base, yield* context.preamble.build(inject.overrides, tools.map((spec) => spec.name))])
-  })
-
-/** The conversation the model sees: the system prompt, then the client's messages, the newest user one stamped with the time when injecting. */
-const conversation = (context: ChatContext, call: ChatCall, system: string, inject: Injection) => {
-  const messages = [new SystemMessage({ content: system }), ...call.messages]
-  return inject.on ? context.preamble.stamp(messages, inject.overrides) : Effect.succeed(messages)
-}
-
-/** The events of the turn: one model pass with the client's tools, else the agent loop with the server's. */
-const turnEvents = (
-  context: ChatContext,
-  call: ChatCall,
-  messages: ReadonlyArray<ChatMessage>,
-  sampling: SamplingParams
-): Stream.Stream<TurnEvent, ChatModelError> => {
-  const shared = {
-    messages,
-    ...(call.toolChoice === undefined ? {} : { toolChoice: call.toolChoice }),
-    ...(call.maxTokens === undefined ? {} : { maxTokens: call.maxTokens }),
-    ...(call.stop === undefined ? {} : { stop: call.stop }),
-    ...(call.responseFormat === undefined ? {} : { responseFormat: call.responseFormat })
-  }
-  return call.clientTools !== undefined
-    ? context.model.stream({ ...shared, tools: call.clientTools, sampling })
-    : context.agent.run({ ...shared, sampling }).pipe(
-      Stream.tap((event) => (event._tag === "ToolCallFinished" ? context.metrics.toolCall : Effect.void))
-    )
-}
-
-const record = (metrics: ServerMetrics, tally: TurnTally) =>
-  tally.sawUsage
-    ? metrics.generation({
-      promptTokens: tally.promptTokens,
-      completionTokens: tally.completionTokens,
-      tokensPerSecond: tally.tokensPerSecond
-    })
-    : Effect.void
-
-const sseHeaders = { "cache-control": "no-cache", "x-accel-buffering": "no", connection: "keep-alive" }
+import { newIdentity, type TurnEvent } from "./turnEvents.js"
+import {
+  afterFirstEvent,
+  type ChatContext,
+  onOffHeader,
+  record,
+  reported,
+  runWhole,
+  sseHeaders,
+  startTurn
+} from "./turnPipeline.js"
 
 const streamed = (context: ChatContext, call: ChatCall, events: Stream.Stream<TurnEvent, ChatModelError>) =>
   Effect.gen(function*() {
     const encoder = new SseEncoder(newIdentity(context.modelId, yield* Clock.currentTimeMillis), call.streamOptions)
-    // Pull the first events before answering so an early failure is still a status. The rest
-    // is pulled from the same puller, which lives as long as the response (the request's scope).
-    const pull = yield* Stream.toPull(events)
-    const first = yield* pull.pipe(
-      Effect.map(Option.some),
-      Effect.catchAll(Option.match({ onNone: () => Effect.succeed(Option.none()), onSome: (error) => Effect.flip(reported(error)) }))
-    )
-    const all = Option.match(first, {
-      onNone: () => Stream.empty,
-      onSome: (chunk) => Stream.concat(Stream.fromChunk(chunk), Stream.repeatEffectChunkOption(pull))
-    })
+    const all = yield* afterFirstEvent(events)
     const frames = Stream.make(encoder.start()).pipe(
       Stream.concat(Stream.map(all, (event) => encoder.event(event))),
       Stream.concat(Stream.sync(() => encoder.finish())),
@@ -206,10 +54,7 @@ const streamed = (context: ChatContext, call: ChatCall, events: Stream.Stream<Tu
 const whole = (context: ChatContext, events: Stream.Stream<TurnEvent, ChatModelError>) =>
   Effect.gen(function*() {
     const builder = new CompletionBuilder()
-    yield* Stream.runForEach(events, (event) => Effect.sync(() => builder.add(event))).pipe(
-      Effect.catchAll((error) => Effect.flip(reported(error))),
-      Effect.ensuring(Effect.suspend(() => record(context.metrics, builder.tally)))
-    )
+    yield* runWhole(context, events, (event) => builder.add(event), () => builder.tally)
     return HttpServerResponse.unsafeJson(builder.build(newIdentity(context.modelId, yield* Clock.currentTimeMillis)))
   })
 
@@ -221,11 +66,7 @@ const serve = (context: ChatContext): Effect.Effect<HttpServerResponse.HttpServe
     // easyai's own events only for a client that asks (the web UI, the CLI): a plain OpenAI client reads every chunk's choices.
     const optedIn = parsed.streamOptions.events ?? (yield* onOffHeader("X-Easyai-Events", request.headers["x-easyai-events"])) ?? false
     const call = { ...parsed, streamOptions: { ...parsed.streamOptions, events: optedIn } }
-    const inject = yield* injection(request.headers["x-easyai-inject"], context.injectPreamble)
-    const sampling = resolveSampling(call.preset ?? (yield* Ref.get(context.preset)), call.sampling)
-    const messages = yield* conversation(context, call, yield* systemPrompt(context, call, inject), inject)
-    yield* context.admission.enter
-    const events = turnEvents(context, call, messages, sampling)
+    const events = yield* startTurn(context, call, request.headers["x-easyai-inject"])
     return call.stream ? yield* streamed(context, call, events) : yield* whole(context, events)
   })
 

@@ -202,13 +202,20 @@ const translateMessages = (wire: ReadonlyArray<WireMessage>) =>
     return { system, messages }
   })
 
-const translateTools = (wire: ReadonlyArray<typeof WireTool.Type>) =>
+/** A tool a request declares, whatever its protocol's shape; `where` names it in errors. */
+export interface DeclaredTool {
+  readonly where: string
+  readonly name: string
+  readonly description: string
+  readonly parameters: Readonly<Record<string, unknown>> | undefined
+}
+
+/** The request's tools as specs, or a 400 naming the first bad one: an invalid or repeated name, parameters not an object. */
+export const declaredToolSpecs = (declared: ReadonlyArray<DeclaredTool>) =>
   Either.gen(function*() {
     const specs: Array<ToolSpec> = []
     const seen = new Set<string>()
-    for (const [index, tool] of wire.entries()) {
-      const where = `tools[${index}].function`
-      const { name } = tool.function
+    for (const { description, name, parameters: declaredParameters, where } of declared) {
       if (!isValidName(name)) {
         return yield* Either.left(
           badRequest(`${where}.name: "${name.slice(0, 80)}" is not a valid function name (1–64 of a-z A-Z 0-9 _ -)`, `${where}.name`)
@@ -216,7 +223,7 @@ const translateTools = (wire: ReadonlyArray<typeof WireTool.Type>) =>
       }
       if (seen.has(name)) return yield* Either.left(badRequest(`${where}.name: "${name}" is declared twice`, `${where}.name`))
       seen.add(name)
-      const parameters = tool.function.parameters ?? { type: "object", properties: {} }
+      const parameters = declaredParameters ?? { type: "object", properties: {} }
       const type = parameters["type"]
       if (type !== undefined && type !== "object") {
         return yield* Either.left(
@@ -227,11 +234,18 @@ const translateTools = (wire: ReadonlyArray<typeof WireTool.Type>) =>
       if (properties !== undefined && (typeof properties !== "object" || properties === null || Array.isArray(properties))) {
         return yield* Either.left(badRequest(`${where}.parameters.properties must be an object`, `${where}.parameters`))
       }
-      const description = tool.function.description ?? ""
       specs.push(new ToolSpec({ name, description, shortDescription: description, parameters }))
     }
     return specs
   })
+
+const translateTools = (wire: ReadonlyArray<typeof WireTool.Type>) =>
+  declaredToolSpecs(wire.map((tool, index) => ({
+    where: `tools[${index}].function`,
+    name: tool.function.name,
+    description: tool.function.description ?? "",
+    parameters: tool.function.parameters ?? undefined
+  })))
 
 const translateToolChoice = (
   choice: ChatCompletionBody["tool_choice"],

@@ -39,6 +39,11 @@ export class CompletionBuilder {
     }
   }
 
+  /** The answer so far: its text, its reasoning, and the calls handed back to the client. */
+  answer(): { readonly text: string; readonly reasoning: string; readonly calls: ReadonlyArray<ToolCall> } {
+    return { text: this.text, reasoning: this.reasoning, calls: this.calls }
+  }
+
   /** The completion object. */
   build(identity: ResponseIdentity): Record<string, unknown> {
     const message: Record<string, unknown> = {

@@ -10,7 +10,7 @@ import { Effect, Either, Ref, Schema } from "effect"
 import { PresetName, presets } from "../../domain/Sampling.js"
 import { version } from "../version.js"
 import { badRequest, toResponse } from "./ApiError.js"
-import type { ChatContext } from "./chatCompletions.js"
+import type { ChatContext } from "./turnPipeline.js"
 import { readJsonBody } from "./jsonBody.js"
 import type { CorsPolicy } from "./originPolicy.js"
 
@@ -32,6 +32,7 @@ export interface ManagementContext extends ChatContext {
 export const compat = {
   openai: ["/v1/chat/completions", "/v1/models"],
   easyai: ["/v1/tools", "/v1/preset", "/props", "/metrics", "/health"],
+  anthropic: ["/v1/messages", "/v1/messages/count_tokens"],
   ollama: ["/api/tags", "/api/show"],
   mcp: ["/mcp"]
 }

@@ -37,8 +37,14 @@ export const bearerMatches = (header: string | undefined, key: Redacted.Redacted
 export const requireApiKey = (key: Redacted.Redacted<string>) =>
   HttpMiddleware.make((app) =>
     Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
-      bearerMatches(request.headers["authorization"], key) ? app : Effect.succeed(toResponse(unauthorized())))
+      bearerMatches(request.headers["authorization"], key) || apiKeyHeaderMatches(request.headers["x-api-key"], key)
+        ? app
+        : Effect.succeed(toResponse(unauthorized())))
   )
+
+/** Whether an `X-Api-Key` header (how Anthropic's clients send the key) holds `key`, compared in constant time. */
+const apiKeyHeaderMatches = (header: string | undefined, key: Redacted.Redacted<string>): boolean =>
+  header !== undefined && header !== "" && timingSafeEqual(digest(header), digest(Redacted.value(key)))
 
 /**
  * Answers 421 to a request whose `Host` the server is not known by (see
@@ -80,7 +86,7 @@ export const cors = (policy: CorsPolicy) =>
       ? {}
       : { allowedOrigins: (origin: string) => admits(policy, origin) }),
     allowedMethods: ["GET", "HEAD", "POST", "DELETE", "OPTIONS"],
-    allowedHeaders: ["authorization", "content-type", "x-easyai-inject", "x-easyai-events", "mcp-session-id", "mcp-protocol-version"],
+    allowedHeaders: ["authorization", "x-api-key", "anthropic-version", "content-type", "x-easyai-inject", "x-easyai-events", "mcp-session-id", "mcp-protocol-version"],
     exposedHeaders: ["retry-after", "mcp-session-id"],
     maxAge: 600
   })
