@@ -114,7 +114,7 @@ export const layer = <E>(
   options: Options<E>
 ): Layer.Layer<Services, E | SessionStack.BuildError | HttpServerError.ServeError> => {
   const services = Layer.merge(SessionStack.layer(options), options.model)
-  const app = Layer.effect(
+  const app = Layer.scoped(
     ServerApp.ServerApp,
     ServerApp.make(options.server)
   )
