@@ -1,4 +1,4 @@
-import { readFileSync } from "node:fs"
+import { readdirSync, readFileSync } from "node:fs"
 import { Duration, Effect } from "effect"
 
 /** Whether a process still runs; a zombie (dead, waiting for a parent that never reaps it) does not. */
@@ -22,4 +22,15 @@ export const goneSoon = (pid: number): Effect.Effect<boolean> =>
       yield* Effect.sleep(Duration.millis(10))
     }
     return false
+  })
+
+/** The processes whose command line contains `marker`, this process aside. */
+export const pidsWith = (marker: string): ReadonlyArray<number> =>
+  readdirSync("/proc").filter((name) => /^\d+$/.test(name)).map(Number).filter((pid) => {
+    if (pid === process.pid) return false
+    try {
+      return readFileSync(`/proc/${pid}/cmdline`, "utf8").replaceAll("\0", " ").includes(marker) && alive(pid)
+    } catch {
+      return false
+    }
   })
