@@ -23,8 +23,8 @@
 import { HttpClient, HttpClientRequest } from "@effect/platform"
 import { NodeHttpClient } from "@effect/platform-node"
 import { RpcClient, type RpcClientError, RpcSerialization } from "@effect/rpc"
-import { Cause, Context, Effect, Layer, Option, Redacted, Stream } from "effect"
-import { AgentRpcs, type AgentSessionError, type RemoteTurnEvent } from "../../domain/AgentRpc.js"
+import { Cause, Context, Effect, Layer, Option, Redacted, Schema, Stream } from "effect"
+import { AgentRpcs, type AgentSessionError, AgentSessionId, type RemoteTurnEvent } from "../../domain/AgentRpc.js"
 import type { AgentEvent } from "../../domain/AgentEvent.js"
 import { endpoints, type TlsOptions } from "../../domain/ClientConfig.js"
 import { type ChatModelError, type ConfigurationError, ModelError, ToolRegistrationError } from "../../domain/errors.js"
@@ -69,6 +69,8 @@ export interface SessionOptions {
 
 /** The protocol's client, over any transport: `E` is the transport's failure. */
 export type Client<E> = RpcClient.RpcClient<typeof AgentRpcs extends { requests: ReadonlyMap<string, infer R> } ? R : never, E>
+
+const isSessionId = Schema.is(AgentSessionId)
 
 /** A transport failure, as a model failure: the turn could not be produced. */
 const transportFailure = (error: RpcClientError.RpcClientError): ModelError => {
@@ -119,6 +121,12 @@ export const fromClient = <E>(
   Effect.gen(function*() {
     const fail = failure(toModel)
     const approval = yield* Effect.provide(Approval, options.approval ?? ApprovalLive.autoApprove)
+    if (options.resume !== undefined && !isSessionId(options.resume)) {
+      return yield* new ModelError({
+        reason: "InvalidRequest",
+        detail: `${JSON.stringify(options.resume)} is not a session id: the server hands out 32 lowercase hex digits`
+      })
+    }
     const opened = yield* client.Open(options.resume === undefined ? {} : { resume: options.resume }).pipe(Effect.catchAll(fail))
     const session = opened.id
     // The contract has no failure for these: an unreachable server or a forgotten session is a defect here.
