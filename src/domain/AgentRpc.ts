@@ -97,7 +97,16 @@ export class AgentRpcs extends RpcGroup.make(
     stream: true
   }),
   /** Answers an `ApprovalRequested` of the running turn. */
-  Rpc.make("Approve", { payload: { ...session, id: Schema.String, approved: Schema.Boolean }, error: failure }),
+  Rpc.make("Approve", {
+    payload: Schema.Struct({
+      ...session,
+      id: Schema.String,
+      approved: Schema.Boolean,
+      /** Why not, for the model to read; the server's own wording when absent. */
+      reason: Schema.optionalWith(Schema.String.pipe(Schema.maxLength(1000)), { exact: true })
+    }),
+    error: failure
+  }),
   /** Stops the session's running turn and its running tool; `true` when one was running. */
   Rpc.make("Interrupt", { payload: session, success: Schema.Boolean, error: failure }),
   Rpc.make("History", { payload: session, success: Schema.Array(ChatMessage), error: failure }),

@@ -9,6 +9,7 @@ import { Context, type Effect, type Option, type Stream } from "effect"
 import type { AgentSessionError, RemoteTurnEvent } from "../domain/AgentRpc.js"
 import type { ChatMessage } from "../domain/Message.js"
 import type { AgentError } from "./Agent.js"
+import type { Decision } from "./Approval.js"
 import type { ChatOptions, Service as SessionService } from "./Session.js"
 
 /** One server-side session. */
@@ -21,8 +22,8 @@ export interface AgentSession {
    * requests of its tool calls. One turn at a time; a second waits.
    */
   readonly turn: (text: string, options?: ChatOptions) => Stream.Stream<RemoteTurnEvent, AgentError | AgentSessionError>
-  /** Answers an approval request of the running turn. */
-  readonly approve: (request: string, approved: boolean) => Effect.Effect<void, AgentSessionError>
+  /** Answers an approval request of the running turn; a denial's `reason` is what the model reads. */
+  readonly approve: (request: string, decision: Decision) => Effect.Effect<void, AgentSessionError>
   /** Stops the running turn, and its running tool; `true` when one was running. */
   readonly interrupt: Effect.Effect<boolean>
   /** Runs `change` on the session, then saves the conversation. */

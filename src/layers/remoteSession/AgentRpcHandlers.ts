@@ -10,6 +10,8 @@ import type { Rpc, RpcGroup } from "@effect/rpc"
 import { Effect, type Layer, type Scope, Stream } from "effect"
 import { type AgentSessionError, AgentRpcs } from "../../domain/AgentRpc.js"
 import { type AgentSession, AgentSessions } from "../../services/AgentSessions.js"
+import { Decision } from "../../services/Approval.js"
+import { declinedReason } from "../approval/ApprovalLive.js"
 
 /** What serving the protocol takes: a handler for each of its requests. */
 export type Handlers = Rpc.ToHandler<RpcGroup.Rpcs<typeof AgentRpcs>>
@@ -32,7 +34,9 @@ export const layer = (
           yield* admit
           return held.turn(text, options)
         })),
-      Approve: ({ approved, id, session }) => on(session, (held) => held.approve(id, approved)),
+      Approve: ({ approved, id, reason, session }) =>
+        on(session, (held) =>
+          held.approve(id, approved ? Decision.Approved() : Decision.Denied({ reason: reason ?? declinedReason }))),
       Interrupt: ({ session }) => on(session, (held) => held.interrupt),
       History: ({ session }) => on(session, (held) => held.session.history),
       System: ({ session }) => on(session, (held) => held.session.system),

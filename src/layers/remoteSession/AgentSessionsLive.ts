@@ -124,8 +124,8 @@ const make = (options: Options) =>
           id,
           session,
           turn,
-          approve: (request, approved) =>
-            Effect.flatMap(bridge.answer(request, approved), (found) =>
+          approve: (request, decision) =>
+            Effect.flatMap(bridge.answer(request, decision), (found) =>
               found
                 ? Effect.void
                 : Effect.fail(new AgentSessionError({ reason: "NotFound", detail: `no approval request ${request} is waiting in session ${id}` }))),

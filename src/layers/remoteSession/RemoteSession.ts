@@ -135,7 +135,13 @@ export const fromClient = <E>(
     const answer = (event: RemoteTurnEvent): Effect.Effect<Option.Option<AgentEvent>, AgentError> => {
       if (event._tag !== "ApprovalRequested") return Effect.succeed(Option.some(event))
       return approval.check(event.call).pipe(
-        Effect.flatMap((decision) => client.Approve({ session, id: event.id, approved: decision._tag === "Approved" })),
+        Effect.flatMap((decision) =>
+          client.Approve({
+            session,
+            id: event.id,
+            ...(decision._tag === "Approved" ? { approved: true } : { approved: false, reason: decision.reason.slice(0, 1000) })
+          })
+        ),
         Effect.catchAll(fail),
         Effect.as(Option.none())
       )
