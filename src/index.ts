@@ -7,7 +7,7 @@
  */
 
 // Tier 1: the façade.
-export { type AskOptions, EasyAgent, easyai } from "./easyai.js"
+export { type AskOptions, type ConnectOptions, EasyAgent, easyai } from "./easyai.js"
 
 // Domain: data, tagged errors, pure functions.
 export * from "./domain/AgentEvent.js"

@@ -234,6 +234,8 @@ const interactively = (flag: Flags, mcpKey: Option.Option<Redacted.Redacted<stri
       const context = model.contextSize === undefined ? "" : `, ctx ${model.contextSize}`
       yield* Console.error(`easyai · ${model.name} (${model.backend}${context}) · /help for commands, Ctrl+D to leave`)
       if (flag.shell) yield* Console.error("Commands run in your $SHELL; start a line with > to ask the model.")
+      const remote = yield* Effect.serviceOption(RemoteSession.RemoteSession)
+      if (Option.isSome(remote)) yield* Console.error(`The server's agent runs this chat: session ${remote.value.id}.`)
       yield* repl(editor, {
         ...optionalField("contextSize", Option.fromNullable(model.contextSize)),
         noReasoning: flag.noReasoning,
