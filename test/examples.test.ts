@@ -1,9 +1,11 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Effect } from "effect"
+import { Effect, Redacted } from "effect"
 import { ScriptedChatModel } from "easyai"
+import { conversationModel } from "./support/conversationModel.js"
 import { testModels } from "./support/models.js"
 import { openaiPeer } from "./support/openaiPeer.js"
-import { runTs } from "./support/process.js"
+import { runTs, runTsEnv } from "./support/process.js"
+import { baseUrl, served } from "./support/server.js"
 
 describe("examples", () => {
   it.live("hello.ts answers in three lines", () =>
@@ -45,4 +47,19 @@ describe("examples", () => {
       expect(stdout).toBe("2 + 2 = 4.\n")
       expect(peer.chatBodies()[0]).toMatchObject({ model: "peer-model", stream: true })
     })), 60_000)
+
+  it.live("remote-agent.ts drives an easyai server's agent: the server's tool runs, approved from here", () =>
+    Effect.gen(function*() {
+      const url = yield* baseUrl
+      const { exitCode, stderr, stdout } = yield* runTsEnv({ EASYAI_API_KEY: "example-key" }, undefined, "examples/remote-agent.ts", url, "time yes")
+      expect(exitCode, stderr).toBe(0)
+      const lines = stdout.trimEnd().split("\n")
+      expect(lines[0]).toBe("[datetime] {}")
+      expect(lines[1]).toMatch(/^tool said: /)
+      expect(lines.at(-1)).toMatch(/^session [0-9a-f]{32}$/)
+    }).pipe(Effect.provide(served({
+      model: conversationModel,
+      preamble: { timeZone: "UTC" },
+      server: { apiKey: Redacted.make("example-key") }
+    }))), 60_000)
 })
