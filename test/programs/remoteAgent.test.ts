@@ -8,7 +8,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { conversationModel } from "../support/conversationModel.js"
 import { runCli } from "../support/process.js"
-import { alive, pidsWith } from "../support/processes.js"
+import { processesWith, stillRunning, uniqueSleep } from "../support/processes.js"
 import { onTerminal } from "../support/pty.js"
 import { baseUrl, served } from "../support/server.js"
 import { tempDir } from "../support/tempDir.js"
@@ -48,21 +48,15 @@ describe("easyai --remote-agent", () => {
       yield* terminal.waitFor("call 'datetime({})'? [y/N]")
       yield* terminal.type("y\r")
       yield* terminal.waitFor("tool said:")
-      const marker = `${3000 + Math.floor(Math.random() * 5000)}.${Math.floor(Math.random() * 1e6)}`
+      const marker = uniqueSleep()
       yield* terminal.type(`slow ${marker}\r`)
       yield* terminal.waitFor(`call 'bash(`)
       yield* terminal.type("y\r")
-      let pids: ReadonlyArray<number> = []
-      for (let attempt = 0; attempt < 600 && pids.length === 0; attempt++) {
-        yield* Effect.sleep("50 millis")
-        pids = pidsWith(`sleep ${marker}`)
-      }
-      expect(pids.length).toBeGreaterThan(0)
+      const pids = yield* processesWith(`sleep ${marker}`)
       const before = (yield* terminal.screen).length
       yield* terminal.type("\x03")
       yield* terminal.waitFor("(stopped)", before)
-      for (let attempt = 0; attempt < 200 && pids.some(alive); attempt++) yield* Effect.sleep("50 millis")
-      expect(pids.filter(alive)).toEqual([])
+      expect(yield* stillRunning(pids)).toEqual([])
       yield* terminal.type("/exit\r")
       expect(yield* terminal.exited).toBe(0)
     })).pipe(Effect.provide(server())), 120_000)

@@ -34,3 +34,24 @@ export const pidsWith = (marker: string): ReadonlyArray<number> =>
       return false
     }
   })
+
+/** A `sleep` argument no other process uses, so the processes running it are found by their command line. */
+export const uniqueSleep = (): string => `${3000 + Math.floor(Math.random() * 5000)}.${Math.floor(Math.random() * 1e6)}`
+
+/** Waits (up to 30 s) for processes whose command line contains `marker`, and returns them. */
+export const processesWith = (marker: string): Effect.Effect<ReadonlyArray<number>, Error> =>
+  Effect.gen(function*() {
+    for (let attempt = 0; attempt < 600; attempt++) {
+      const found = pidsWith(marker)
+      if (found.length > 0) return found
+      yield* Effect.sleep(Duration.millis(50))
+    }
+    return yield* Effect.fail(new Error(`no process ran ${marker} within 30 s`))
+  })
+
+/** Waits (up to 10 s) for every one of `pids` to be gone; the ones still running after that. */
+export const stillRunning = (pids: ReadonlyArray<number>): Effect.Effect<ReadonlyArray<number>> =>
+  Effect.gen(function*() {
+    for (let attempt = 0; attempt < 200 && pids.some(alive); attempt++) yield* Effect.sleep(Duration.millis(50))
+    return pids.filter(alive)
+  })

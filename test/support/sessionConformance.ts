@@ -9,7 +9,7 @@ import { Context, Effect, Fiber, Layer, Ref, Stream } from "effect"
 import { type Approval, ApprovalLive, Session } from "easyai"
 import { expect } from "vitest"
 import { collect } from "./agent.js"
-import { alive, pidsWith } from "./processes.js"
+import { pidsWith, processesWith, stillRunning, uniqueSleep } from "./processes.js"
 
 /** The key a conversation is resumed by, and how to make it survive a restart. */
 export interface Resumable {
@@ -51,27 +51,6 @@ const withSession = <A, E>(
     return yield* Effect.flatMap(Session, (session) => use(session, approval.asked)).pipe(
       Effect.provide(harness.session(approval.layer, resume))
     )
-  })
-
-/** Waits (up to 30 s) for a process whose command line holds `marker`. */
-const processWith = (marker: string) =>
-  Effect.gen(function*() {
-    for (let attempt = 0; attempt < 600; attempt++) {
-      const found = pidsWith(marker)
-      if (found.length > 0) return found
-      yield* Effect.sleep("50 millis")
-    }
-    return yield* Effect.fail(new Error(`no process ran ${marker}`))
-  })
-
-/** Waits (up to 10 s) for every one of `pids` to be gone; the ones still there. */
-const stillAlive = (pids: ReadonlyArray<number>) =>
-  Effect.gen(function*() {
-    for (let attempt = 0; attempt < 200; attempt++) {
-      if (pids.every((pid) => !alive(pid))) return []
-      yield* Effect.sleep("50 millis")
-    }
-    return pids.filter(alive)
   })
 
 /** The suite, on the harness `harness` builds. */
@@ -137,12 +116,11 @@ export const sessionConformance = (name: string, harness: Layer.Layer<SessionHar
       withSession((session) =>
         Effect.gen(function*() {
           yield* session.chat("echo before")
-          // A sleep no other process runs, so its processes are found by their command line.
-          const marker = `${3000 + Math.floor(Math.random() * 5000)}.${Math.floor(Math.random() * 1e6)}`
+          const marker = uniqueSleep()
           const turn = yield* Effect.fork(Stream.runDrain(session.stream(`slow ${marker}`)))
-          const pids = yield* processWith(`sleep ${marker}`)
+          const pids = yield* processesWith(`sleep ${marker}`)
           yield* Fiber.interrupt(turn)
-          expect(yield* stillAlive(pids)).toEqual([])
+          expect(yield* stillRunning(pids)).toEqual([])
           expect(pidsWith(`sleep ${marker}`)).toEqual([])
           expect((yield* session.chat("echo after")).text).toBe("after")
           const history = yield* session.history

@@ -7,7 +7,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { Cause, Effect, Exit, Fiber, Option, Redacted, Stream } from "effect"
 import { type ModelError, RemoteSession, Session } from "easyai"
 import { conversationModel } from "../../support/conversationModel.js"
-import { alive, pidsWith } from "../../support/processes.js"
+import { processesWith, stillRunning, uniqueSleep } from "../../support/processes.js"
 import { baseUrl, send, served } from "../../support/server.js"
 import { tempDir } from "../../support/tempDir.js"
 
@@ -107,22 +107,16 @@ describe("/rpc", () => {
 
   it.live("Interrupt from another caller stops the turn and its running tool", () =>
     Effect.gen(function*() {
-      const marker = `${3000 + Math.floor(Math.random() * 5000)}.${Math.floor(Math.random() * 1e6)}`
+      const marker = uniqueSleep()
       const exit = yield* remote(Effect.gen(function*() {
         const id = (yield* RemoteSession.RemoteSession).id
         const session = yield* Session
         const turn = yield* Effect.fork(Stream.runDrain(session.stream(`slow ${marker}`)))
-        let pids: ReadonlyArray<number> = []
-        for (let attempt = 0; attempt < 600 && pids.length === 0; attempt++) {
-          yield* Effect.sleep("50 millis")
-          pids = pidsWith(`sleep ${marker}`)
-        }
-        expect(pids.length).toBeGreaterThan(0)
+        const pids = yield* processesWith(`sleep ${marker}`)
         const stopped = yield* remote(Effect.flatMap(RemoteSession.RemoteSession, (other) => other.interrupt), { resume: id })
         expect(stopped).toBe(true)
         const exit = yield* Fiber.await(turn)
-        for (let attempt = 0; attempt < 200 && pids.some(alive); attempt++) yield* Effect.sleep("50 millis")
-        expect(pids.filter(alive)).toEqual([])
+        expect(yield* stillRunning(pids)).toEqual([])
         return exit
       }))
       expect(Exit.isInterrupted(exit)).toBe(true)
