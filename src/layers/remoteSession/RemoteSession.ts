@@ -20,14 +20,20 @@
  *
  * @module
  */
-import { HttpClient, HttpClientRequest } from "@effect/platform"
+import { HttpClient, HttpClientError, HttpClientRequest } from "@effect/platform"
 import { NodeHttpClient } from "@effect/platform-node"
-import { RpcClient, type RpcClientError, RpcSerialization } from "@effect/rpc"
+import { RpcClient, type RpcClientError, type RpcGroup, RpcSerialization } from "@effect/rpc"
 import { Cause, Context, Effect, Layer, Option, Redacted, Schema, Stream } from "effect"
-import { AgentRpcs, type AgentSessionError, AgentSessionId, type RemoteTurnEvent } from "../../domain/AgentRpc.js"
+import { AgentRpcs, AgentSessionError, AgentSessionId, type RemoteTurnEvent } from "../../domain/AgentRpc.js"
 import type { AgentEvent } from "../../domain/AgentEvent.js"
 import { endpoints, type TlsOptions } from "../../domain/ClientConfig.js"
-import { type ChatModelError, type ConfigurationError, ModelError, ToolRegistrationError } from "../../domain/errors.js"
+import {
+  type ChatModelError,
+  type ConfigurationError,
+  ContextOverflow,
+  ModelError,
+  ToolRegistrationError
+} from "../../domain/errors.js"
 import type { AgentError } from "../../services/Agent.js"
 import { Approval } from "../../services/Approval.js"
 import { type ChatOptions, type Service, Session } from "../../services/Session.js"
@@ -68,23 +74,19 @@ export interface SessionOptions {
 }
 
 /** The protocol's client, over any transport: `E` is the transport's failure. */
-export type Client<E> = RpcClient.RpcClient<typeof AgentRpcs extends { requests: ReadonlyMap<string, infer R> } ? R : never, E>
+export type Client<E> = RpcClient.RpcClient<RpcGroup.Rpcs<typeof AgentRpcs>, E>
 
 const isSessionId = Schema.is(AgentSessionId)
 
 /** A transport failure, as a model failure: the turn could not be produced. */
 const transportFailure = (error: RpcClientError.RpcClientError): ModelError => {
-  const cause = error.cause
-  const status = typeof cause === "object" && cause !== null && "response" in cause &&
-      typeof cause.response === "object" && cause.response !== null && "status" in cause.response
-    ? cause.response.status
-    : undefined
+  const status = error.cause instanceof HttpClientError.ResponseError ? error.cause.response.status : undefined
   const detail = status === 401
     ? "the server refused the API key (401): pass the key it was started with"
     : status === 404
     ? "the server has no agent endpoint (404 at /rpc): is it an easyai server?"
     : status !== undefined
-    ? `the server answered ${String(status)} at /rpc`
+    ? `the server answered ${status} at /rpc`
     : `the server cannot be reached: ${error.message}`
   return new ModelError({ reason: "Transport", detail, cause: error })
 }
@@ -98,13 +100,11 @@ const failure = <E>(toModel: (error: E) => ModelError) =>
 (
   error: E | AgentSessionError | ChatModelError
 ): Effect.Effect<never, AgentError> => {
-  if (typeof error === "object" && error !== null && "_tag" in error) {
-    if (error._tag === "ModelError" || error._tag === "ContextOverflow") return Effect.fail(error as ChatModelError)
-    if (error._tag === "AgentSessionError") {
-      const refusal = error as AgentSessionError
-      return refusal.reason === "Interrupted" ? Effect.interrupt : Effect.fail(sessionFailure(refusal))
-    }
+  if (error instanceof ModelError || error instanceof ContextOverflow) return Effect.fail(error)
+  if (error instanceof AgentSessionError) {
+    return error.reason === "Interrupted" ? Effect.interrupt : Effect.fail(sessionFailure(error))
   }
+  // boundary: the protocol's own errors are matched above; what is left is the transport's `E`
   return Effect.fail(toModel(error as E))
 }
 
@@ -140,7 +140,10 @@ export const fromClient = <E>(
             session,
             id: event.id,
             ...(decision._tag === "Approved" ? { approved: true } : { approved: false, reason: decision.reason.slice(0, 1000) })
-          })
+          }).pipe(
+            // Too late: the server stopped waiting (and denied the call) or the turn is over; the turn's stream says which.
+            Effect.catchIf((error) => error instanceof AgentSessionError && error.reason === "NotFound", () => Effect.void)
+          )
         ),
         Effect.catchAll(fail),
         Effect.as(Option.none())

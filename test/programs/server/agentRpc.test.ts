@@ -4,8 +4,8 @@
  * a turn stopped by another caller.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Cause, Effect, Exit, Fiber, Option, Redacted, Stream } from "effect"
-import { type ModelError, RemoteSession, Session } from "easyai"
+import { Cause, Effect, Exit, Fiber, type Layer, Option, Redacted, Stream } from "effect"
+import { type Approval, ApprovalLive, ModelError, RemoteSession, Session } from "easyai"
 import { conversationModel } from "../../support/conversationModel.js"
 import { processesWith, stillRunning, uniqueSleep } from "../../support/processes.js"
 import { baseUrl, send, served } from "../../support/server.js"
@@ -23,7 +23,10 @@ const server = (agentSessions: Record<string, unknown> = {}, apiKey?: string) =>
   })
 
 /** Opens a remote session on the served server and runs `use` on it. */
-const remote = <A, E, R>(use: Effect.Effect<A, E, R>, options: { readonly apiKey?: string; readonly resume?: string } = {}) =>
+const remote = <A, E, R>(
+  use: Effect.Effect<A, E, R>,
+  options: { readonly apiKey?: string; readonly resume?: string; readonly approval?: Layer.Layer<Approval> } = {}
+) =>
   Effect.flatMap(baseUrl, (url) => Effect.provide(use, RemoteSession.layer({ url, ...options })))
 
 /** The failure of `effect`, which must fail. */
@@ -121,4 +124,32 @@ describe("/rpc", () => {
       }))
       expect(Exit.isInterrupted(exit)).toBe(true)
     }).pipe(Effect.provide(server())), 60_000)
+
+  it.live("a turn that finds every generation slot busy fails at once with a retryable error", () =>
+    Effect.gen(function*() {
+      const marker = uniqueSleep()
+      const busy = yield* remote(Effect.gen(function*() {
+        const session = yield* Session
+        const running = yield* Effect.fork(Stream.runDrain(session.stream(`slow ${marker}`)))
+        const pids = yield* processesWith(`sleep ${marker}`)
+        const refused = yield* failureOf(remote(Effect.flatMap(Session, (other) => other.chat("echo me too"))))
+        yield* Fiber.interrupt(running)
+        expect(yield* stillRunning(pids)).toEqual([])
+        return refused
+      }))
+      expect(busy).toBeInstanceOf(ModelError)
+      expect(busy instanceof ModelError && busy.isRetryable).toBe(true)
+      expect(message(busy)).toContain("the server is busy")
+    }).pipe(Effect.provide(served({
+      model: conversationModel,
+      host: { root: tempDir(), bash: true },
+      server: { parallel: 1, queueLimit: 0 }
+    }))), 60_000)
+
+  it.live("an approval the caller does not give in time denies the call; the late answer does not break the turn", () =>
+    Effect.gen(function*() {
+      const slow = ApprovalLive.policy({ ask: () => Effect.as(Effect.sleep("1 second"), true) })
+      const turn = yield* remote(Effect.flatMap(Session, (session) => session.chat("time yes")), { approval: slow })
+      expect(turn.text).toContain("the caller did not answer")
+    }).pipe(Effect.provide(server({ approvalTimeout: "200 millis" }))), 30_000)
 })
