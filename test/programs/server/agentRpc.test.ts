@@ -152,4 +152,10 @@ describe("/rpc", () => {
       const turn = yield* remote(Effect.flatMap(Session, (session) => session.chat("time yes")), { approval: slow })
       expect(turn.text).toContain("the caller did not answer")
     }).pipe(Effect.provide(server({ approvalTimeout: "200 millis" }))), 30_000)
+
+  it.live("a remote session's loop takes the server's loop options, as the chat's does", () =>
+    Effect.gen(function*() {
+      const turn = yield* remote(Effect.flatMap(Session, (session) => session.chat("time yes")))
+      expect(turn.stopReason).toBe("HopLimitReached")
+    }).pipe(Effect.provide(served({ model: conversationModel, agent: { maxToolHops: 0 } }))), 30_000)
 })
