@@ -63,6 +63,8 @@ interface Held {
   readonly session: AgentSession
   readonly lastUsed: Ref.Ref<number>
   readonly running: Ref.Ref<boolean>
+  /** Closed or expired: nothing is saved for it any more (a turn still ending must not bring its file back). */
+  readonly retired: Ref.Ref<boolean>
 }
 
 const make = (options: Options) =>
@@ -98,8 +100,9 @@ const make = (options: Options) =>
         const running = yield* Ref.make(false)
         const stop = yield* Ref.make<Option.Option<Deferred.Deferred<void>>>(Option.none())
         const lastUsed = yield* Ref.make(yield* Clock.currentTimeMillis)
+        const retired = yield* Ref.make(false)
         const touch = Effect.flatMap(Clock.currentTimeMillis, (now) => Ref.set(lastUsed, now))
-        const persist = save(id, session)
+        const persist = Effect.unlessEffect(save(id, session), Ref.get(retired))
 
         const turn = (text: string, chatOptions?: ChatOptions): Stream.Stream<RemoteTurnEvent, AgentError | AgentSessionError> =>
           Stream.unwrapScoped(Effect.gen(function*() {
@@ -135,7 +138,7 @@ const make = (options: Options) =>
           })),
           changing: (change) => Effect.tap(change, () => persist)
         }
-        return { session: agentSession, lastUsed, running } satisfies Held
+        return { session: agentSession, lastUsed, running, retired } satisfies Held
       })
 
     const forget = (id: string, entry: Held) =>
@@ -202,7 +205,7 @@ const make = (options: Options) =>
         const entry = (yield* Ref.get(held)).get(id)
         const saved = entry === undefined && store !== undefined && Option.isSome(yield* store.load(id))
         if (entry === undefined && !saved) return yield* notFound(id)
-        if (entry !== undefined) yield* forget(id, entry)
+        if (entry !== undefined) yield* Effect.zipRight(Ref.set(entry.retired, true), forget(id, entry))
         if (store !== undefined) yield* store.remove(id)
       }))
 
@@ -213,6 +216,7 @@ const make = (options: Options) =>
       for (const [id, entry] of yield* Ref.get(held)) {
         if (yield* Ref.get(entry.running)) continue
         if (now - (yield* Ref.get(entry.lastUsed)) < limit) continue
+        yield* Ref.set(entry.retired, true)
         yield* forget(id, entry)
         if (store !== undefined) yield* store.remove(id)
         yield* Effect.logInfo(`session ${id} expired after ${Duration.format(idle)} unused`)

@@ -5,7 +5,9 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Cause, Effect, Exit, Fiber, type Layer, Option, Redacted, Stream } from "effect"
-import { type Approval, ApprovalLive, ModelError, RemoteSession, Session } from "easyai"
+import { type Approval, ApprovalLive, directoryStore, ModelError, RemoteSession, Session } from "easyai"
+import { existsSync } from "node:fs"
+import { join } from "node:path"
 import { conversationModel } from "../../support/conversationModel.js"
 import { processesWith, stillRunning, uniqueSleep } from "../../support/processes.js"
 import { baseUrl, send, served } from "../../support/server.js"
@@ -158,4 +160,26 @@ describe("/rpc", () => {
       const turn = yield* remote(Effect.flatMap(Session, (session) => session.chat("time yes")))
       expect(turn.stopReason).toBe("HopLimitReached")
     }).pipe(Effect.provide(served({ model: conversationModel, agent: { maxToolHops: 0 } }))), 30_000)
+
+  it.live("Close ends a session, even mid-turn: the turn and its tool stop, and its saved conversation is gone for good", () =>
+    Effect.gen(function*() {
+      const marker = uniqueSleep()
+      const exit = yield* remote(Effect.gen(function*() {
+        const id = (yield* RemoteSession.RemoteSession).id
+        const session = yield* Session
+        yield* session.chat("echo saved")
+        expect(existsSync(join(sessions, id))).toBe(true)
+        const turn = yield* Effect.fork(Stream.runDrain(session.stream(`slow ${marker}`)))
+        const pids = yield* processesWith(`sleep ${marker}`)
+        yield* remote(Effect.flatMap(RemoteSession.RemoteSession, (other) => other.close), { resume: id })
+        const exit = yield* Fiber.await(turn)
+        expect(yield* stillRunning(pids)).toEqual([])
+        expect(existsSync(join(sessions, id))).toBe(false)
+        expect(message(yield* failureOf(remote(Effect.void, { resume: id })))).toContain("closed or expired")
+        return exit
+      }))
+      expect(Exit.isInterrupted(exit)).toBe(true)
+    }).pipe(Effect.provide(server({ store: directoryStore(sessions) }))), 60_000)
 })
+
+const sessions = tempDir()
