@@ -60,4 +60,12 @@ describe("easyai --remote-agent", () => {
       yield* terminal.type("/exit\r")
       expect(yield* terminal.exited).toBe(0)
     })).pipe(Effect.provide(server())), 120_000)
+
+  it.live("--show-system-prompt prints the prompt the server's agent composes, not a local one", () =>
+    Effect.gen(function*() {
+      const url = yield* baseUrl
+      const run = yield* runCli({ cwd: tempDir() }, "--url", url, "--remote-agent", "--show-system-prompt")
+      expect(run.exitCode, run.stderr).toBe(0)
+      expect(run.stdout).toContain("You are the server's own agent.")
+    }).pipe(Effect.provide(served({ model: conversationModel, server: { system: "You are the server's own agent." } }))), 60_000)
 })

@@ -287,6 +287,13 @@ const run = (flag: Flags) =>
   Effect.gen(function*() {
     yield* ToolFlags.checkHostFlags(flag)
     const mcpKey = yield* mcpApiKey
+    if (flag.showSystemPrompt && flag.remoteAgent) {
+      // The server's agent composes its own prompt: ask a session of it, then end that session.
+      return yield* Effect.gen(function*() {
+        yield* Console.log(yield* (yield* Session).renderSystem)
+        yield* (yield* RemoteSession.RemoteSession).close
+      }).pipe(Effect.provide(remoteAgentLayer(flag, undefined)))
+    }
     if (flag.showSystemPrompt) {
       return yield* ToolFlags.narrowTools(flag.tools).pipe(
         Effect.zipRight(Effect.flatMap(Session, (session) => Effect.flatMap(session.renderSystem, Console.log))),
