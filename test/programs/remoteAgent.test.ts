@@ -43,6 +43,7 @@ describe("easyai --remote-agent", () => {
     Effect.scoped(Effect.gen(function*() {
       const url = yield* baseUrl
       const terminal = yield* onTerminal(["--url", url, "--remote-agent"], tempDir())
+      yield* terminal.waitFor(/The server's agent runs this chat: session [0-9a-f]{32}\./)
       yield* terminal.waitFor("> ")
       yield* terminal.type("time yes\r")
       yield* terminal.waitFor("call 'datetime({})'? [y/N]")
