@@ -179,6 +179,8 @@ const make = (options: Options) =>
       guard.withPermits(1)(Effect.gen(function*() {
         if (resume === undefined) {
           const entry = yield* insert(newId(), [])
+          // Saved at once, so the id can be resumed after a restart even before its first turn.
+          yield* entry.session.changing(Effect.void)
           return { session: entry.session, resumed: false }
         }
         const present = (yield* Ref.get(held)).get(resume)

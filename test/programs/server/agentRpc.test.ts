@@ -161,14 +161,15 @@ describe("/rpc", () => {
       expect(turn.stopReason).toBe("HopLimitReached")
     }).pipe(Effect.provide(served({ model: conversationModel, agent: { maxToolHops: 0 } }))), 30_000)
 
-  it.live("Close ends a session, even mid-turn: the turn and its tool stop, and its saved conversation is gone for good", () =>
+  it.live("A session is saved from its opening; Close ends it, even mid-turn: the turn and its tool stop, and its saved conversation is gone for good", () =>
     Effect.gen(function*() {
       const marker = uniqueSleep()
       const exit = yield* remote(Effect.gen(function*() {
         const id = (yield* RemoteSession.RemoteSession).id
         const session = yield* Session
-        yield* session.chat("echo saved")
+        // Saved from the start, so even an unused session survives a restart.
         expect(existsSync(join(sessions, id))).toBe(true)
+        yield* session.chat("echo saved")
         const turn = yield* Effect.fork(Stream.runDrain(session.stream(`slow ${marker}`)))
         const pids = yield* processesWith(`sleep ${marker}`)
         yield* remote(Effect.flatMap(RemoteSession.RemoteSession, (other) => other.close), { resume: id })
