@@ -8,6 +8,7 @@
  */
 import type { Rpc, RpcGroup } from "@effect/rpc"
 import { Effect, type Layer, type Scope, Stream } from "effect"
+import type { AgentEvent } from "../../domain/AgentEvent.js"
 import { type AgentSessionError, AgentRpcs } from "../../domain/AgentRpc.js"
 import { type AgentSession, AgentSessions } from "../../services/AgentSessions.js"
 import { Decision } from "../../services/Approval.js"
@@ -16,12 +17,20 @@ import { declinedReason } from "../approval/ApprovalLive.js"
 /** What serving the protocol takes: a handler for each of its requests. */
 export type Handlers = Rpc.ToHandler<RpcGroup.Rpcs<typeof AgentRpcs>>
 
-/** The handlers; `admit` runs before each turn and compaction, for the life of it (a generation slot, say). */
-export const layer = (
-  admit: Effect.Effect<void, AgentSessionError, Scope.Scope> = Effect.void
-): Layer.Layer<Handlers, never, AgentSessions> =>
+/** What a server adds around the handlers. */
+export interface Hooks {
+  /** Runs before each turn and compaction, for the life of it (a generation slot, say). */
+  readonly admit?: Effect.Effect<void, AgentSessionError, Scope.Scope>
+  /** Sees each event of every turn as it passes (for metrics, say). */
+  readonly observe?: (event: AgentEvent) => Effect.Effect<void>
+}
+
+/** The handlers on the sessions in context. */
+export const layer = (hooks: Hooks = {}): Layer.Layer<Handlers, never, AgentSessions> =>
   AgentRpcs.toLayer(Effect.gen(function*() {
     const sessions = yield* AgentSessions
+    const admit = hooks.admit ?? Effect.void
+    const observe = hooks.observe
     const on = <A, E>(id: string, use: (session: AgentSession) => Effect.Effect<A, E>) =>
       Effect.flatMap(sessions.get(id), use)
     return AgentRpcs.of({
@@ -32,7 +41,10 @@ export const layer = (
         Stream.unwrapScoped(Effect.gen(function*() {
           const held = yield* sessions.get(session)
           yield* admit
-          return held.turn(text, options)
+          const events = held.turn(text, options)
+          return observe === undefined
+            ? events
+            : Stream.tap(events, (event) => (event._tag === "ApprovalRequested" ? Effect.void : observe(event)))
         })),
       Approve: ({ approved, id, reason, session }) =>
         on(session, (held) =>

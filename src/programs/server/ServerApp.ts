@@ -119,7 +119,7 @@ export const make = (
       })),
       (built) => Context.get(built, AgentSessions)
     )
-    const rpc = yield* AgentRpc.make(sessions, admission, chat.limits)
+    const rpc = yield* AgentRpc.make(sessions, admission, metrics, chat.limits)
     const guarded = HttpRouter.empty.pipe(
       HttpRouter.concat(McpServerApp.routes(mcp.transport)),
       HttpRouter.post("/rpc", rpc),

@@ -1,14 +1,15 @@
 /**
  * `POST /rpc`: the agent protocol (`AgentRpc`) over HTTP, newline-delimited
  * JSON, each request's events streamed back as they come. Mounted with the
- * other guarded routes (the API key), under the same body limits, and each
- * turn takes a generation slot like a chat completion.
+ * other guarded routes (the API key), under the same body limits; each
+ * turn takes a generation slot and counts in `/metrics` like a chat completion.
  *
  * @module
  */
 import { FileSystem, type HttpApp, HttpServerRequest } from "@effect/platform"
 import { RpcSerialization, RpcServer } from "@effect/rpc"
 import { Effect, Layer, Option, type Scope } from "effect"
+import type { AgentEvent } from "../../domain/AgentEvent.js"
 import { AgentRpcs, AgentSessionError } from "../../domain/AgentRpc.js"
 import { nestingExceeds } from "../../domain/jsonDepth.js"
 import * as AgentRpcHandlers from "../../layers/remoteSession/AgentRpcHandlers.js"
@@ -16,6 +17,7 @@ import { AgentSessions as AgentSessionsTag } from "../../services/AgentSessions.
 import type { Admission } from "./admission.js"
 import { badRequest, payloadTooLarge, toResponse } from "./ApiError.js"
 import type { BodyLimits } from "./jsonBody.js"
+import type { ServerMetrics } from "./metrics.js"
 
 /** A generation slot for the life of a turn; a full queue is a refusal the caller may retry. */
 const admitTurn = (admission: Admission) =>
@@ -25,6 +27,14 @@ const admitTurn = (admission: Admission) =>
     (error) => new AgentSessionError({ reason: "Overloaded", detail: `the server is busy: ${error.detail}` })
   )
 
+/** A remote turn's tool calls and tokens count in `/metrics` as a chat completion's do. */
+const counted = (metrics: ServerMetrics) => (event: AgentEvent): Effect.Effect<void> =>
+  event._tag === "ToolCallFinished"
+    ? metrics.toolCall
+    : event._tag === "Usage"
+    ? metrics.generation({ promptTokens: event.promptTokens, completionTokens: event.completionTokens, tokensPerSecond: event.tokensPerSecond })
+    : Effect.void
+
 /**
  * The route's handler over the sessions in `sessions`. The body is read
  * once, under the limits, before the protocol reads it again (the read is
@@ -33,10 +43,11 @@ const admitTurn = (admission: Admission) =>
 export const make = (
   sessions: AgentSessionsTag["Type"],
   admission: Admission,
+  metrics: ServerMetrics,
   limits: BodyLimits
 ): Effect.Effect<HttpApp.Default<never, Scope.Scope>, never, Scope.Scope> =>
   Effect.gen(function*() {
-    const handlers = AgentRpcHandlers.layer(admitTurn(admission)).pipe(
+    const handlers = AgentRpcHandlers.layer({ admit: admitTurn(admission), observe: counted(metrics) }).pipe(
       Layer.provide(Layer.succeed(AgentSessionsTag, sessions))
     )
     const app = yield* RpcServer.toHttpApp(AgentRpcs, { disableFatalDefects: true, disableTracing: true }).pipe(

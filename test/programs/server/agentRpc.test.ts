@@ -155,6 +155,12 @@ describe("/rpc", () => {
       expect(turn.text).toContain("the caller did not answer")
     }).pipe(Effect.provide(server({ approvalTimeout: "200 millis" }))), 30_000)
 
+  it.live("a remote turn's tool calls count in /metrics", () =>
+    Effect.gen(function*() {
+      yield* remote(Effect.flatMap(Session, (session) => session.chat("time yes")))
+      expect((yield* send("GET", "/metrics")).text).toMatch(/^easyai_tool_calls_total 1$/m)
+    }).pipe(Effect.provide(server())), 30_000)
+
   it.live("a remote session's loop takes the server's loop options, as the chat's does", () =>
     Effect.gen(function*() {
       const turn = yield* remote(Effect.flatMap(Session, (session) => session.chat("time yes")))
