@@ -26,7 +26,9 @@ import type { PreambleOptions } from "./domain/SystemPrompt.js"
 import type { Tool } from "./domain/Tool.js"
 import type * as AgentLive from "./layers/agent/AgentLive.js"
 import * as LocalChatModel from "./layers/model/LocalChatModel.js"
+import * as NoChatModel from "./layers/model/NoChatModel.js"
 import * as RemoteChatModel from "./layers/model/RemoteChatModel.js"
+import * as RemoteSession from "./layers/remoteSession/RemoteSession.js"
 import type * as SessionLive from "./layers/session/SessionLive.js"
 import type { IsolateMode } from "./layers/sandbox/isolation.js"
 import * as SessionStack from "./layers/session/SessionStack.js"
@@ -35,6 +37,15 @@ import type { Approval } from "./services/Approval.js"
 import type { ChatModel } from "./services/ChatModel.js"
 import { type ChatOptions, Session, type Service as SessionService, type SystemAppend } from "./services/Session.js"
 import type { ToolMode } from "./services/ToolRegistry.js"
+
+/** How {@link easyai.connect} reaches the server's agent. */
+export interface ConnectOptions extends Omit<RemoteSession.Options, "url"> {
+  /** Continue this session (its id, from `sessionId()`) instead of opening a new one. */
+  readonly resume?: string
+}
+
+/** A session served elsewhere, opened with the approval gate the agent was given. */
+type Connection<E> = (approval: Layer.Layer<Approval> | undefined) => Layer.Layer<Session, E>
 
 /** Options of one question. */
 export interface AskOptions extends ChatOptions {
@@ -67,20 +78,29 @@ export class EasyAgent<E = never> {
   private extras: Mutable<Pick<SessionStack.Options<E>, "memory" | "plan" | "workspace" | "skills">> = {}
   private presetName: PresetName | undefined
   private samplingOverrides: SamplingOverrides = {}
-  private runtime: ManagedRuntime.ManagedRuntime<SessionStack.Services, E | SessionStack.BuildError> | undefined
+  private runtime: ManagedRuntime.ManagedRuntime<Session, E | SessionStack.BuildError> | undefined
   /** Changes made after the start, applied before the next question. */
   private pending: Array<Effect.Effect<void, ToolRegistrationError, Session>> = []
 
-  constructor(private readonly model: Layer.Layer<ChatModel, E>) {}
+  /**
+   * An agent on `model` with a local session; with `connection`, the
+   * session (its loop and tools) is the one `connection` opens instead, and
+   * the settings of a local toolbelt are refused.
+   */
+  constructor(private readonly model: Layer.Layer<ChatModel, E>, private readonly connection?: Connection<E>) {}
 
-  private beforeStart(setter: string): void {
+  private beforeStart(setter: string, localOnly = true): void {
+    if (localOnly && this.connection !== undefined) {
+      throw new ConfigurationError({ message: `${setter}() configures a local agent; a connected agent has the server's tools and settings` })
+    }
     if (this.runtime !== undefined) {
       throw new ConfigurationError({ message: `${setter}() must be called before the agent's first question` })
     }
   }
 
   private change(before: () => void, after: (session: SessionService) => Effect.Effect<void, ToolRegistrationError>) {
-    if (this.runtime === undefined) before()
+    // A connected session is configured through its own operations, before the first question too.
+    if (this.runtime === undefined && this.connection === undefined) before()
     else this.pending.push(Effect.flatMap(Session, after))
     return this
   }
@@ -136,7 +156,7 @@ export class EasyAgent<E = never> {
 
   /** The approval gate (every call is approved by default). */
   approval(layer: Layer.Layer<Approval>): this {
-    this.beforeStart("approval")
+    this.beforeStart("approval", false)
     this.approvalLayer = layer
     return this
   }
@@ -242,7 +262,10 @@ export class EasyAgent<E = never> {
     return this
   }
 
-  private started(): ManagedRuntime.ManagedRuntime<SessionStack.Services, E | SessionStack.BuildError> {
+  private started(): ManagedRuntime.ManagedRuntime<Session, E | SessionStack.BuildError> {
+    if (this.runtime === undefined && this.connection !== undefined) {
+      this.runtime = ManagedRuntime.make(this.connection(this.approvalLayer))
+    }
     if (this.runtime === undefined) {
       this.runtime = ManagedRuntime.make(SessionStack.layer({
         model: this.model,
@@ -325,6 +348,12 @@ export class EasyAgent<E = never> {
     return this.run(Effect.flatMap(this.ready, (session) => session.reset))
   }
 
+  /** The server's id of a connected agent's session (to `resume` it later); `undefined` for a local agent. */
+  sessionId(): Promise<string | undefined> {
+    return this.run(Effect.map(Effect.serviceOption(RemoteSession.RemoteSession), (remote) =>
+      remote._tag === "Some" ? remote.value.id : undefined))
+  }
+
   /** Releases the model and everything else the agent holds. */
   async close(): Promise<void> {
     await this.runtime?.dispose()
@@ -335,7 +364,7 @@ export class EasyAgent<E = never> {
     await this.close()
   }
 
-  private async run<A, Err>(effect: Effect.Effect<A, Err, SessionStack.Services>, signal?: AbortSignal): Promise<A> {
+  private async run<A, Err>(effect: Effect.Effect<A, Err, Session>, signal?: AbortSignal): Promise<A> {
     const exit = await this.started().runPromiseExit(effect, signal === undefined ? {} : { signal })
     if (Exit.isSuccess(exit)) return exit.value
     throw Cause.squash(exit.cause)
@@ -369,6 +398,18 @@ export const easyai = {
       typeof url === "string"
         ? RemoteChatModel.layerConfig({ baseUrl: url, ...(model === undefined ? {} : { model }) })
         : RemoteChatModel.layerFrom(url)
+    ),
+  /**
+   * The agent of an easyai server, in a session there: its model, tools and
+   * sandbox run on the server, asking this process before each tool call
+   * (`.approval(…)`; every call is approved by default). The same
+   * `ask`/`stream` as a local agent: `easyai.connect("http://127.0.0.1:8080",
+   * { apiKey })`.
+   */
+  connect: (url: string, options: ConnectOptions = {}): EasyAgent<AgentError | ConfigurationError> =>
+    new EasyAgent(
+      NoChatModel.layer("a connected agent uses the server's model"),
+      (approval) => RemoteSession.layer({ url, ...options, ...(approval === undefined ? {} : { approval }) })
     ),
   /** An agent on any `ChatModel` Layer: a local engine, a remote client, or a scripted double. */
   withModel: <E>(model: Layer.Layer<ChatModel, E>): EasyAgent<E> => new EasyAgent(model)

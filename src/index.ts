@@ -7,10 +7,11 @@
  */
 
 // Tier 1: the façade.
-export { type AskOptions, EasyAgent, easyai, type StructuredAskOptions } from "./easyai.js"
+export { type AskOptions, type ConnectOptions, EasyAgent, easyai, type StructuredAskOptions } from "./easyai.js"
 
 // Domain: data, tagged errors, pure functions.
 export * from "./domain/AgentEvent.js"
+export * from "./domain/AgentRpc.js"
 export * from "./domain/ClientConfig.js"
 export * from "./domain/contextFill.js"
 export * from "./domain/EngineConfig.js"
@@ -37,6 +38,13 @@ export * as RemoteEmbedder from "./layers/embedder/RemoteEmbedder.js"
 
 // Services: the contracts.
 export { Agent, type AgentError, type RunInput, type Service as AgentService } from "./services/Agent.js"
+export {
+  type AgentSession,
+  AgentSessions,
+  type Opened as OpenedAgentSession,
+  type Service as AgentSessionsService,
+  type SessionStore
+} from "./services/AgentSessions.js"
 export { Approval, Decision, type Service as ApprovalService } from "./services/Approval.js"
 export {
   ChatModel,
@@ -84,6 +92,9 @@ export { defaultAliases, type Service as ToolRegistryService, type ToolMode, Too
 
 // Layers: the implementations.
 export * as AgentLive from "./layers/agent/AgentLive.js"
+export * as AgentRpcHandlers from "./layers/remoteSession/AgentRpcHandlers.js"
+export * as AgentSessionsLive from "./layers/remoteSession/AgentSessionsLive.js"
+export * as RemoteSession from "./layers/remoteSession/RemoteSession.js"
 export * as ApprovalLive from "./layers/approval/ApprovalLive.js"
 export * as ClientLive from "./layers/client/ClientLive.js"
 export * as EngineLive from "./layers/engine/EngineLive.js"
@@ -126,6 +137,7 @@ export * as McpServerApp from "./programs/mcp/McpServerApp.js"
 export * as McpStdio from "./programs/mcp/stdioTransport.js"
 export * as ServerApp from "./programs/server/ServerApp.js"
 export * as ServerLive from "./programs/server/ServerLive.js"
+export { directoryStore } from "./programs/server/sessionStore.js"
 export type { ListenOptions, ServerOptions } from "./programs/server/ServerOptions.js"
 export type { CorsPolicy } from "./programs/server/originPolicy.js"
 export type { WebUiOptions } from "./programs/server/webui.js"

@@ -1,12 +1,14 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Effect } from "effect"
+import { Effect, Redacted } from "effect"
 import { ScriptedChatModel } from "easyai"
+import { conversationModel } from "./support/conversationModel.js"
 import { testModels } from "./support/models.js"
 import { openaiPeer } from "./support/openaiPeer.js"
 import { readFileSync } from "node:fs"
 import * as path from "node:path"
 import { loopbackServer } from "./support/loopbackServer.js"
-import { runTs } from "./support/process.js"
+import { runTs, runTsEnv } from "./support/process.js"
+import { baseUrl, served } from "./support/server.js"
 import { tempDir } from "./support/tempDir.js"
 
 describe("examples", () => {
@@ -119,4 +121,19 @@ describe("examples", () => {
       expect(nowhere.exitCode, nowhere.stderr).toBe(0)
       expect(nowhere.stdout).toContain(`error: get_weather: the weather service could not answer for "Atlantis" (ResponseError)`)
     })), 60_000)
+
+  it.live("remote-agent.ts drives an easyai server's agent: the server's tool runs, approved from here", () =>
+    Effect.gen(function*() {
+      const url = yield* baseUrl
+      const { exitCode, stderr, stdout } = yield* runTsEnv({ EASYAI_API_KEY: "example-key" }, undefined, "examples/remote-agent.ts", url, "time yes")
+      expect(exitCode, stderr).toBe(0)
+      const lines = stdout.trimEnd().split("\n")
+      expect(lines[0]).toBe("[datetime] {}")
+      expect(lines[1]).toMatch(/^tool said: /)
+      expect(lines.at(-1)).toMatch(/^session [0-9a-f]{32}$/)
+    }).pipe(Effect.provide(served({
+      model: conversationModel,
+      preamble: { timeZone: "UTC" },
+      server: { apiKey: Redacted.make("example-key") }
+    }))), 60_000)
 })

@@ -110,6 +110,8 @@ export interface Endpoints {
   readonly health: string
   readonly props: string
   readonly metrics: string
+  /** easyai's agent protocol (`AgentRpc`). */
+  readonly rpc: string
 }
 
 /** The endpoints under a base URL given with or without `/v1` and trailing slashes. */
@@ -127,7 +129,8 @@ export const endpoints = (baseUrl: string): Endpoints => {
     preset: `${root}/v1/preset`,
     health: `${root}/health`,
     props: `${root}/props`,
-    metrics: `${root}/metrics`
+    metrics: `${root}/metrics`,
+    rpc: `${root}/rpc`
   }
 }
 

@@ -85,11 +85,13 @@ export class OutputDecodeError extends Schema.TaggedError<OutputDecodeError>()("
 /** A tool could not be registered. */
 export class ToolRegistrationError extends Schema.TaggedError<ToolRegistrationError>()("ToolRegistrationError", {
   name: Schema.String,
-  reason: Schema.Literal("InvalidName", "Duplicate")
+  reason: Schema.Literal("InvalidName", "Duplicate", "Remote")
 }) {
   override get message(): string {
     return this.reason === "Duplicate"
       ? `a tool named "${this.name}" is already registered`
+      : this.reason === "Remote"
+      ? `"${this.name}" cannot be added to a remote session: its tools are the server's; register it there`
       : `"${this.name}" is not a valid tool name: use 1 to 64 letters, digits, "_" or "-"`
   }
 }

@@ -24,9 +24,12 @@ const withinAMinute = (what: string) =>
   Effect.timeoutFail({ duration: "60 seconds", onTimeout: () => new Error(`easyai ${what} printed no such line`) })
 
 /** Starts `easyai ...args`. Its lines are queued as they come: stdout alone, and stdout with stderr. */
-export const startProgram = (...args: ReadonlyArray<string>) =>
+export const startProgram = (...args: ReadonlyArray<string>) => startEntry("src/programs/cli/main.ts", ...args)
+
+/** As {@link startProgram}, for another entry point of this project (a test program, say). */
+export const startEntry = (entry: string, ...args: ReadonlyArray<string>) =>
   Effect.gen(function*() {
-    const process = yield* startTs("src/programs/cli/main.ts", ...args)
+    const process = yield* startTs(entry, ...args)
     const what = args.join(" ")
     const stdout = yield* Queue.unbounded<Line>()
     const everything = yield* Queue.unbounded<Line>()
@@ -72,8 +75,12 @@ export interface Server extends Program {
 
 /** Starts a server and reads its banner: the stdout line matching `pattern` (its URL in group 1) and the `lines - 1` after it. */
 const startServer = (args: ReadonlyArray<string>, pattern: RegExp, lines: number) =>
+  startEntryServer("src/programs/cli/main.ts", args, pattern, lines)
+
+/** As `startServer`, for another entry point of this project. */
+export const startEntryServer = (entry: string, args: ReadonlyArray<string>, pattern: RegExp, lines: number) =>
   Effect.gen(function*() {
-    const program = yield* startProgram(...args)
+    const program = yield* startEntry(entry, ...args)
     const first = yield* program.nextLine.pipe(Effect.repeat({ until: (line) => pattern.test(line) }))
     const rest = yield* Effect.forEach(Array.from({ length: lines - 1 }), () => program.nextLine)
     const url = pattern.exec(first)?.[1] ?? ""

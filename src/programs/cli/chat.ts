@@ -9,7 +9,7 @@
  * @module
  */
 import { Command } from "@effect/cli"
-import { Console, Effect, Layer, Option, type Redacted } from "effect"
+import { Config as EffectConfig, Console, Effect, Layer, Option, type Redacted } from "effect"
 import type { ChatModelError } from "../../domain/errors.js"
 import type { ChatMessage } from "../../domain/Message.js"
 import { ConfigurationError } from "../../domain/errors.js"
@@ -20,6 +20,7 @@ import * as ClientLive from "../../layers/client/ClientLive.js"
 import * as LocalChatModel from "../../layers/model/LocalChatModel.js"
 import * as NoChatModel from "../../layers/model/NoChatModel.js"
 import * as RemoteChatModel from "../../layers/model/RemoteChatModel.js"
+import * as RemoteSession from "../../layers/remoteSession/RemoteSession.js"
 import * as SessionStack from "../../layers/session/SessionStack.js"
 import { ChatModel } from "../../services/ChatModel.js"
 import { Session } from "../../services/Session.js"
@@ -116,6 +117,39 @@ const stackLayer = <E>(
       }
     }
   }))
+
+/**
+ * The stack of `--remote-agent`: the session is the server's (its loop, its
+ * tools); what stays here is only what the terminal shows around it (the
+ * model's name, an empty toolbelt). Tool calls not covered by --yes or
+ * --auto-approve are asked through `ask`: the server's tools were not chosen
+ * by this command line.
+ */
+const remoteAgentLayer = (flag: Flags, ask: Ask | undefined) =>
+  Layer.unwrapEffect(Effect.gen(function*() {
+    const url = Option.isSome(flag.url) ? flag.url.value : yield* EffectConfig.string("EASYAI_URL")
+    const key = Option.isSome(flag.apiKey) ? flag.apiKey : yield* EffectConfig.option(EffectConfig.redacted("EASYAI_API_KEY"))
+    const tls = clientOverrides(flag).tls
+    const local: Flags = { ...flag, noTools: true, mcp: [], sandbox: Option.none(), allowBash: false, externalTools: Option.none(), memory: Option.none(), skills: Option.none() }
+    const remote = RemoteSession.layer({
+      url,
+      ...(tls === undefined ? {} : { tls }),
+      ...Option.match(key, { onNone: () => ({}), onSome: (apiKey) => ({ apiKey }) }),
+      approval: flag.yes
+        ? ApprovalLive.autoApprove
+        : ApprovalLive.policy({ autoApprove: ToolFlags.names(flag.autoApprove), ...(ask === undefined ? {} : { ask }) })
+    })
+    // The remote session overrides the local one the filler stack provides.
+    return Layer.merge(stackLayer(local, modelLayer(flag), Option.none(), undefined), remote)
+  }))
+
+/** The stack the flags ask for: a local session on `--model` or `--url`, or the server's agent with `--remote-agent`. */
+const sessionLayer = (
+  flag: Flags,
+  mcpKey: Option.Option<Redacted.Redacted<string>>,
+  ask: Ask | undefined,
+  history: ReadonlyArray<ChatMessage>
+) => (flag.remoteAgent ? remoteAgentLayer(flag, ask) : stackLayer(flag, modelLayer(flag), mcpKey, ask, history))
 
 /**
  * The flags with the settings file's values filled in where a flag was not
@@ -228,6 +262,8 @@ const interactively = (flag: Flags, mcpKey: Option.Option<Redacted.Redacted<stri
       const context = model.contextSize === undefined ? "" : `, ctx ${model.contextSize}`
       yield* Console.error(`easyai · ${model.name} (${model.backend}${context}) · /help for commands, Ctrl+D to leave`)
       if (flag.shell) yield* Console.error("Commands run in your $SHELL; start a line with > to ask the model.")
+      const remote = yield* Effect.serviceOption(RemoteSession.RemoteSession)
+      if (Option.isSome(remote)) yield* Console.error(`The server's agent runs this chat: session ${remote.value.id}.`)
       yield* repl(editor, {
         ...optionalField("contextSize", Option.fromNullable(model.contextSize)),
         noReasoning: flag.noReasoning,
@@ -239,7 +275,7 @@ const interactively = (flag: Flags, mcpKey: Option.Option<Redacted.Redacted<stri
         changed: saver(flag)
       })
     }).pipe(
-      Effect.provide(stackLayer(flag, modelLayer(flag), mcpKey, askWith(editor.readline, spinner), history)),
+      Effect.provide(sessionLayer(flag, mcpKey, askWith(editor.readline, spinner), history)),
       Effect.ensuring(Effect.sync(() => {
         spinner.clear()
         editor.readline.close()
@@ -258,11 +294,34 @@ export const chat = (given: Flags) =>
     )
   }).pipe(reportFailure("easyai"))
 
+/** `--remote-agent` drives a server's session: it needs the server and takes nothing that is only local. */
+const checkRemoteAgent = (flag: Flags) => {
+  const local = [
+    ["--model", Option.isSome(flag.model)],
+    ["--continue", flag.continue],
+    ["--shell", flag.shell],
+    ["--sandbox", Option.isSome(flag.sandbox)],
+    ["--allow-bash", flag.allowBash],
+    ["--mcp", flag.mcp.length > 0]
+  ] as const
+  const given = local.filter(([, on]) => on).map(([name]) => name)
+  return given.length > 0
+    ? new ConfigurationError({ message: `--remote-agent runs the server's agent with the server's tools and session: drop ${given.join(", ")}` })
+    : Effect.void
+}
+
 /** The chat for settled flags: the system prompt shown, one answer, or the interactive chat. */
 const run = (flag: Flags) =>
   Effect.gen(function*() {
     yield* ToolFlags.checkHostFlags(flag)
     const mcpKey = yield* mcpApiKey
+    if (flag.showSystemPrompt && flag.remoteAgent) {
+      // The server's agent composes its own prompt: ask a session of it, then end that session.
+      return yield* Effect.gen(function*() {
+        yield* Console.log(yield* (yield* Session).renderSystem)
+        yield* (yield* RemoteSession.RemoteSession).close
+      }).pipe(Effect.provide(remoteAgentLayer(flag, undefined)))
+    }
     if (flag.showSystemPrompt) {
       return yield* ToolFlags.narrowTools(flag.tools).pipe(
         Effect.zipRight(Effect.flatMap(Session, (session) => Effect.flatMap(session.renderSystem, Console.log))),
@@ -278,6 +337,7 @@ const run = (flag: Flags) =>
     if (Option.isNone(flag.model) && Option.isNone(flag.url) && (process.env["EASYAI_URL"] ?? "") === "") {
       return yield* new ConfigurationError({ message: "no model: pass --model FILE for a local model or --url URL for a server" })
     }
+    if (flag.remoteAgent) yield* checkRemoteAgent(flag)
     const history = flag.continue ? yield* loadSession(process.cwd()) : []
     if (interactive) return yield* interactively(flag, mcpKey, history)
     const spinner = new Spinner()
@@ -285,6 +345,6 @@ const run = (flag: Flags) =>
     // From before the model loads: a load or a stop that hangs can be left with a second Ctrl+C.
     yield* Effect.scoped(Effect.zipRight(
       secondInterruptExits,
-      answerOnce(flag, prompt, spinner).pipe(Effect.provide(stackLayer(flag, modelLayer(flag), mcpKey, ask, history)))
+      answerOnce(flag, prompt, spinner).pipe(Effect.provide(sessionLayer(flag, mcpKey, ask, history)))
     ))
   })

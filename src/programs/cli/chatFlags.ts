@@ -25,6 +25,11 @@ export const chatFlags = {
     Options.withDescription("A local GGUF model: a file, or a URI downloaded once (hf:<user>/<repo>/<file>.gguf).")
   ),
   ...remoteFlags,
+  remoteAgent: Options.boolean("remote-agent").pipe(
+    Options.withDescription(
+      "With --url (an easyai server): run the server's own agent — its tools, sandbox and system prompt — in a session on the server; its tool calls are shown and asked here, Ctrl+C stops them there."
+    )
+  ),
   prompt: Options.text("prompt").pipe(
     Options.withAlias("p"),
     Options.optional,

@@ -6,7 +6,7 @@
 import type { Command } from "@effect/cli"
 import type { serveFlags } from "./serveFlags.js"
 import { HttpServer } from "@effect/platform"
-import { Console, Effect, Option, type Redacted } from "effect"
+import { Console, Duration, Effect, Option, type Redacted } from "effect"
 import { readFile } from "node:fs/promises"
 import { ConfigurationError } from "../../domain/errors.js"
 import { defaultGraceSeconds, defaultHost, defaultPort, defaultQueueLimit, defaultTimeoutSeconds } from "../server/ServerOptions.js"
@@ -23,6 +23,7 @@ import { envSecret, fill, nonBlank, optionalField } from "./optionalField.js"
 import * as ToolFlags from "./toolFlags.js"
 import { mcpApiKey, parseMcpServer } from "./mcpServers.js"
 import * as ServerLive from "../server/ServerLive.js"
+import { directoryStore } from "../server/sessionStore.js"
 
 /** What `easyai serve`'s flags parsed to. */
 export type Flags = Command.Command.ParseConfig<typeof serveFlags>
@@ -58,7 +59,12 @@ const serverLayer = (flag: Flags, mcpKey: Option.Option<Redacted.Redacted<string
       ...optionalField("preset", flag.preset),
       ...optionalField("system", Option.orElse(flag.system, () => Option.map(flag.systemFile, ([, text]) => text))),
       ...optionalField("cors", flag.cors),
-      ...optionalField("limits", Option.map(flag.maxBody, (maxBytes) => ({ maxBytes })))
+      ...optionalField("limits", Option.map(flag.maxBody, (maxBytes) => ({ maxBytes }))),
+      agentSessions: {
+        ...optionalField("maxSessions", flag.maxSessions),
+        ...optionalField("idleTimeout", Option.map(flag.sessionIdle, Duration.minutes)),
+        ...optionalField("store", Option.map(flag.sessionsDir, directoryStore))
+      }
     },
     listen: {
       host: Option.getOrElse(flag.host, () => defaultHost),
@@ -127,11 +133,19 @@ const readSystemFile = (file: string) =>
     catch: (error) => new ConfigurationError({ message: `cannot read the system file ${file}: ${error instanceof Error ? error.message : String(error)}` })
   })
 
+/** `--max-sessions` and `--session-idle` count something: zero or less is a mistake, not a setting. */
+const checkSessionFlags = (flag: Flags) =>
+  Effect.forEach([["--max-sessions", flag.maxSessions], ["--session-idle", flag.sessionIdle]] as const, ([name, value]) =>
+    Option.isSome(value) && value.value < 1
+      ? new ConfigurationError({ message: `${name} must be 1 or more (got ${value.value})` })
+      : Effect.void, { discard: true })
+
 /** `easyai serve`: serves until SIGINT/SIGTERM. */
 export const serve = (given: Flags) =>
   Effect.gen(function*() {
     const flag = yield* settled(given)
     yield* ToolFlags.checkHostFlags(flag)
+    yield* checkSessionFlags(flag)
     const mcpKey = yield* mcpApiKey
     yield* Effect.gen(function*() {
       yield* Console.log(banner(yield* ServerApp.ServerApp, (yield* HttpServer.HttpServer).address))

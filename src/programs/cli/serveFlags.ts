@@ -6,6 +6,7 @@
  */
 import { Options } from "@effect/cli"
 import { PresetName } from "../../domain/Sampling.js"
+import { defaultIdleMinutes, defaultMaxSessions } from "../../layers/remoteSession/AgentSessionsLive.js"
 import { defaultGraceSeconds, defaultHost, defaultPort, defaultQueueLimit, defaultTimeoutSeconds } from "../server/ServerOptions.js"
 import * as GuardFlags from "./guardFlags.js"
 import { mcpOption } from "./mcpServers.js"
@@ -86,6 +87,18 @@ const webuiPlaceholder = Options.text("webui-placeholder").pipe(
   Options.optional,
   Options.withDescription("The web UI's placeholder in the message box (default \"Message <title>…\").")
 )
+const sessionsDir = Options.directory("sessions-dir").pipe(
+  Options.optional,
+  Options.withDescription("Save the agent sessions of /rpc in this directory (one folder each), so a restarted server resumes them (default: kept in memory only).")
+)
+const maxSessions = Options.integer("max-sessions").pipe(
+  Options.optional,
+  Options.withDescription(`Agent sessions of /rpc held at once; opening one more evicts the least recently used idle one (default ${defaultMaxSessions}).`)
+)
+const sessionIdle = Options.integer("session-idle").pipe(
+  Options.optional,
+  Options.withDescription(`Minutes an unused agent session of /rpc lives before it is forgotten, with its saved conversation (default ${defaultIdleMinutes}).`)
+)
 
 /** The flags of `easyai serve`. */
 export const serveFlags = {
@@ -119,6 +132,9 @@ export const serveFlags = {
   noInject,
   webuiTitle,
   webuiPlaceholder,
-  mcp: mcpOption
+  mcp: mcpOption,
+  sessionsDir,
+  maxSessions,
+  sessionIdle
 }
 

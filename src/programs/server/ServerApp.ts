@@ -11,7 +11,7 @@
  * @module
  */
 import { type HttpApp, HttpRouter } from "@effect/platform"
-import { Clock, Context, Effect, Ref } from "effect"
+import { Clock, Context, Effect, Layer, Ref, type Scope } from "effect"
 import { stat } from "node:fs/promises"
 import { defaultPreset } from "../../domain/Sampling.js"
 import { builtinSystemPrompt } from "../../domain/SystemPrompt.js"
@@ -21,6 +21,9 @@ import { Embedder } from "../../services/Embedder.js"
 import { Engine } from "../../services/Engine.js"
 import { Preamble } from "../../services/Preamble.js"
 import { ToolRegistry } from "../../services/ToolRegistry.js"
+import * as AgentSessionsLive from "../../layers/remoteSession/AgentSessionsLive.js"
+import { AgentSessions } from "../../services/AgentSessions.js"
+import * as AgentRpc from "./agentRpc.js"
 import { internal, notFound, toResponse } from "./ApiError.js"
 import * as McpServerApp from "../mcp/McpServerApp.js"
 import * as Admission from "./admission.js"
@@ -61,10 +64,10 @@ const fileSize = (path: string | undefined) =>
     ? Effect.succeed(0)
     : Effect.orElseSucceed(Effect.tryPromise(() => stat(path)).pipe(Effect.map((info) => info.size)), () => 0)
 
-/** Builds the app from the services in context. */
+/** Builds the app from the services in context; the remote sessions of `/rpc` live as long as the scope. */
 export const make = (
   options: ServerOptions = {}
-): Effect.Effect<Service, never, ChatModel | Agent | ToolRegistry | Preamble> =>
+): Effect.Effect<Service, never, ChatModel | Agent | ToolRegistry | Preamble | Scope.Scope> =>
   Effect.gen(function*() {
     const model = yield* ChatModel
     const registry = yield* ToolRegistry
@@ -109,8 +112,21 @@ export const make = (
       HttpRouter.get("/metrics", Management.metrics(context))
     )
     const mcp = yield* McpServerApp.makeTransport()
+    const sessions = yield* Effect.map(
+      Layer.build(AgentSessionsLive.layer({
+        ...options.agentSessions,
+        session: {
+          preset: options.preset ?? defaultPreset,
+          systemAppend: chat.systemAppend,
+          ...(options.system === undefined ? {} : { system: options.system })
+        }
+      })),
+      (built) => Context.get(built, AgentSessions)
+    )
+    const rpc = yield* AgentRpc.make(sessions, admission, metrics, chat.limits)
     const guarded = HttpRouter.empty.pipe(
       HttpRouter.concat(McpServerApp.routes(mcp.transport)),
+      HttpRouter.post("/rpc", rpc),
       HttpRouter.get("/props", Management.props(context)),
       HttpRouter.get("/v1/models", Management.models(context)),
       HttpRouter.get("/v1/tools", Management.tools(context)),

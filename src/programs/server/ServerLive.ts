@@ -114,9 +114,13 @@ export const layer = <E>(
   options: Options<E>
 ): Layer.Layer<Services, E | SessionStack.BuildError | HttpServerError.ServeError> => {
   const services = Layer.merge(SessionStack.layer(options), options.model)
-  const app = Layer.effect(
+  // The remote sessions' loops take the stack's loop options, as the chat's loop does.
+  const serverOptions = options.agent === undefined
+    ? options.server
+    : { ...options.server, agentSessions: { agent: options.agent, ...options.server?.agentSessions } }
+  const app = Layer.scoped(
     ServerApp.ServerApp,
-    ServerApp.make(options.server)
+    ServerApp.make(serverOptions)
   )
   const server = Layer.scoped(
     HttpServer.HttpServer,

@@ -6,6 +6,7 @@
  */
 import type { Redacted } from "effect"
 import type { PresetName } from "../../domain/Sampling.js"
+import type * as AgentSessionsLive from "../../layers/remoteSession/AgentSessionsLive.js"
 import type { BodyLimits } from "./jsonBody.js"
 import type { CorsPolicy } from "./originPolicy.js"
 import type { WebUiOptions } from "./webui.js"
@@ -36,6 +37,11 @@ export interface ServerOptions {
   readonly injectPreamble?: boolean
   /** The chat page at `/`: its title and placeholder. */
   readonly webui?: WebUiOptions
+  /**
+   * The sessions `/rpc` keeps for remote callers: how many, how long, where
+   * they are saved. Their system prompt and preset are the server's.
+   */
+  readonly agentSessions?: Omit<AgentSessionsLive.Options, "session">
 }
 
 /** The options of the listener around the app. */
