@@ -33,6 +33,7 @@ import { embeddings } from "./embeddings.js"
 import { defaultBodyLimits } from "./jsonBody.js"
 import * as Management from "./management.js"
 import * as Metrics from "./metrics.js"
+import { ollamaChat, ollamaGenerate } from "./ollamaChat.js"
 import { noCrossOrigin } from "./originPolicy.js"
 import { cors, refuseForeignOrigins, requireApiKey } from "./security.js"
 import { defaultQueueLimit, type ServerOptions } from "./ServerOptions.js"
@@ -136,7 +137,9 @@ export const make = (
       HttpRouter.post("/v1/messages/count_tokens", AnthropicMessages.countTokens(chat, yield* Effect.serviceOption(Engine))),
       HttpRouter.post("/v1/embeddings", embeddings({ embedder: yield* Effect.serviceOption(Embedder), modelId, limits: chat.limits, admission })),
       HttpRouter.get("/api/tags", Management.ollamaTags(context)),
-      HttpRouter.post("/api/show", Management.ollamaShow(context))
+      HttpRouter.post("/api/show", Management.ollamaShow(context)),
+      HttpRouter.post("/api/chat", ollamaChat(chat)),
+      HttpRouter.post("/api/generate", ollamaGenerate(chat))
     )
     const router = HttpRouter.concat(
       open,
