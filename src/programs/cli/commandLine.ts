@@ -34,14 +34,16 @@ export class CommandLineError extends Schema.TaggedError<CommandLineError>()("Co
   command: Schema.String,
   /** The flag as given, without any `=value`. */
   flag: Schema.String,
-  /** Unknown to the command; one it takes but placed before its name; or several short flags run together. */
-  reason: Schema.Literal("Unknown", "BeforeCommand", "Clustered")
+  /** Unknown to the command; one it takes but placed before its name; several short flags run together; or a flag whose value is missing. */
+  reason: Schema.Literal("Unknown", "BeforeCommand", "Clustered", "MissingValue")
 }) {
   override get message(): string {
     const help = `(see ${this.command} --help)`
     switch (this.reason) {
       case "Unknown":
         return `unknown flag ${this.flag} ${help}`
+      case "MissingValue":
+        return `${this.flag} needs a value ${help}`
       case "BeforeCommand":
         return `${this.flag} must come after "${this.command.split(" ").at(-1)}" ${help}`
       case "Clustered":
@@ -121,6 +123,15 @@ const flagsIn = (tokens: ReadonlyArray<string>, known: FlagTable): Array<string>
 const isCluster = (flag: string, known: FlagTable): boolean =>
   /^-[^-]{2,}$/.test(flag) && [...flag.slice(1)].every((letter) => known.has(`-${letter}`.toLowerCase()))
 
+/** The first flag among `tokens` that takes a value but ends the command line (or stands before `--`) without one. */
+const missingValue = (command: string, tokens: ReadonlyArray<string>, known: FlagTable): Option.Option<CommandLineError> => {
+  const end = tokens.indexOf("--")
+  const last = (end < 0 ? tokens : tokens.slice(0, end)).at(-1)
+  return last !== undefined && known.get(last.toLowerCase()) === true
+    ? Option.some(new CommandLineError({ command, flag: last, reason: "MissingValue" }))
+    : Option.none()
+}
+
 const refuse = (command: string, known: FlagTable) => (flag: string): Option.Option<CommandLineError> => {
   if (known.has(flag.toLowerCase())) return Option.none()
   return Option.some(new CommandLineError({ command, flag, reason: isCluster(flag, known) ? "Clustered" : "Unknown" }))
@@ -150,7 +161,8 @@ export const chooseCommand = <S extends Accepting>(
   const subcommand = subcommands.find((candidate) => candidate.name === argv[at])
   if (subcommand === undefined) {
     const known = new Map([...builtIns, ...root.flags])
-    return Option.match(Arr.findFirst(flagsIn(argv, known), (flag) => refuse(root.name, known)(flag)), {
+    const refused = Option.orElse(Arr.findFirst(flagsIn(argv, known), (flag) => refuse(root.name, known)(flag)), () => missingValue(root.name, argv, known))
+    return Option.match(refused, {
       onNone: () => Effect.succeed({ _tag: "Root" as const }),
       onSome: Effect.fail
     })
@@ -163,7 +175,10 @@ export const chooseCommand = <S extends Accepting>(
     return refuse(command, known)(flag)
   }
   const before = Arr.findFirst(flagsIn(argv.slice(0, at), builtIns), misplaced)
-  const after = Option.orElse(before, () => Arr.findFirst(flagsIn(argv.slice(at + 1), known), refuse(command, known)))
+  const rest = argv.slice(at + 1)
+  const after = Option.orElse(before, () => Arr.findFirst(flagsIn(rest, known), refuse(command, known))).pipe(
+    Option.orElse(() => missingValue(command, rest, known))
+  )
   return Option.match(after, {
     onNone: () => Effect.succeed({ _tag: "Subcommand" as const, subcommand }),
     onSome: Effect.fail

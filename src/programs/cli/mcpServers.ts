@@ -1,22 +1,12 @@
 /**
  * `--mcp URL[=alias]`, the MCP servers whose tools an agent (or the MCP
- * server itself) takes on, shared by every command that accepts it.
+ * server itself) takes on: the text of one entry read as a server.
  *
  * @module
  */
-import { Options } from "@effect/cli"
 import { Option, type Redacted } from "effect"
-import { envSecret } from "./optionalField.js"
 import { isValidAlias } from "../../domain/mcp.js"
 import type { McpServerConfig } from "../../services/McpClient.js"
-
-/** The flag: repeatable. */
-export const mcpOption = Options.text("mcp").pipe(
-  Options.repeated,
-  Options.withDescription(
-    "Use the tools of this MCP server (Streamable HTTP), as URL or URL=alias; repeatable. Its tools are named alias__tool. Env EASYAI_MCP_API_KEY is sent as a Bearer key."
-  )
-)
 
 /**
  * `http://host:8090/mcp=docs` → URL and alias. The text after the last `=`
@@ -29,6 +19,3 @@ export const parseMcpServer = (text: string, apiKey: Option.Option<Redacted.Reda
   const key = Option.match(apiKey, { onNone: () => ({}), onSome: (value) => ({ apiKey: value }) })
   return at > 0 && isValidAlias(alias) ? { url: text.slice(0, at), alias, ...key } : { url: text, ...key }
 }
-
-/** The key sent to MCP servers, from `EASYAI_MCP_API_KEY` (blank = none). */
-export const mcpApiKey = envSecret("EASYAI_MCP_API_KEY")

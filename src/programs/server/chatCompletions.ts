@@ -24,7 +24,7 @@ import { HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Clock, Effect, Either, Option, Ref, type Scope, Stream } from "effect"
 import type { ChatModelError } from "../../domain/errors.js"
 import { type ChatMessage, SystemMessage } from "../../domain/Message.js"
-import { type PresetName, resolveSampling, type SamplingParams } from "../../domain/Sampling.js"
+import { type PresetName, resolveSampling, type SamplingOverrides, type SamplingParams } from "../../domain/Sampling.js"
 import { joinBlocks, type PreambleOptions } from "../../domain/SystemPrompt.js"
 import type { Agent } from "../../services/Agent.js"
 import type { ChatModel } from "../../services/ChatModel.js"
@@ -48,6 +48,10 @@ export interface ChatContext {
   readonly admission: Admission
   readonly metrics: ServerMetrics
   readonly preset: Ref.Ref<PresetName>
+  /** The operator's shapers, under each request's own. */
+  readonly sampling: SamplingOverrides
+  /** The operator's `max_tokens`, for requests that set none. */
+  readonly maxTokens: number | undefined
   readonly limits: BodyLimits
   /** The id responses carry. */
   readonly modelId: string
@@ -147,10 +151,11 @@ const turnEvents = (
   messages: ReadonlyArray<ChatMessage>,
   sampling: SamplingParams
 ): Stream.Stream<TurnEvent, ChatModelError> => {
+  const maxTokens = call.maxTokens ?? context.maxTokens
   const shared = {
     messages,
     ...(call.toolChoice === undefined ? {} : { toolChoice: call.toolChoice }),
-    ...(call.maxTokens === undefined ? {} : { maxTokens: call.maxTokens }),
+    ...(maxTokens === undefined ? {} : { maxTokens }),
     ...(call.stop === undefined ? {} : { stop: call.stop })
   }
   return call.clientTools !== undefined
@@ -216,7 +221,7 @@ const serve = (context: ChatContext): Effect.Effect<HttpServerResponse.HttpServe
       return yield* notFound(`the model "${call.model}" does not exist; this server serves "${context.modelId}"`, "model_not_found")
     }
     const inject = yield* injection(request.headers["x-easyai-inject"], context.injectPreamble)
-    const sampling = resolveSampling(call.preset ?? (yield* Ref.get(context.preset)), call.sampling)
+    const sampling = resolveSampling(call.preset ?? (yield* Ref.get(context.preset)), { ...context.sampling, ...call.sampling })
     const messages = yield* conversation(context, call, yield* systemPrompt(context, call, inject), inject)
     yield* context.admission.enter
     const events = turnEvents(context, call, messages, sampling)
