@@ -181,13 +181,13 @@ const kindOf = (absolute: string): "directory" | "file" | "missing" => {
 export const anyPath: Codec<string> = pathCodec("a path", "PATH", ["/tmp", ""], () => undefined)
 
 /** An existing directory. */
-export const directory: Codec<string> = pathCodec("an existing directory", "DIR", [".", "/no/such/directory"], (absolute) => {
+export const directory: Codec<string> = pathCodec("an existing directory", "DIR", ["/", "/no/such/directory"], (absolute) => {
   const kind = kindOf(absolute)
   return kind === "directory" ? undefined : kind === "file" ? "is a file, not a directory" : "does not exist"
 })
 
 /** An existing file. */
-export const file: Codec<string> = pathCodec("an existing file", "FILE", ["package.json", "/no/such/file"], (absolute) => {
+export const file: Codec<string> = pathCodec("an existing file", "FILE", ["/bin/sh", "/no/such/file"], (absolute) => {
   const kind = kindOf(absolute)
   return kind === "file" ? undefined : kind === "directory" ? "is a directory, not a file" : "does not exist"
 })
@@ -219,6 +219,7 @@ export const list = (
     metavar,
     (value) => {
       const entries: ReadonlyArray<string> = value.split(",").map((entry) => entry.trim()).filter((entry) => entry !== "")
+      if (entries.length === 0) return Either.left(`expected comma-separated ${expected}, got ${quoted(value)}`)
       const problem = entries.map(item).find((found) => found !== undefined)
       return problem === undefined ? Either.right(entries) : Either.left(problem)
     },

@@ -48,7 +48,7 @@ const networks = C.parsedBy(
   (entries) => entries.join(",")
 )
 
-const cors = C.parsedBy<CorsPolicy>("*, localhost, none or comma-separated origins", "ORIGINS", parseCorsPolicy, ["localhost", "ftp://x"], describeCorsPolicy)
+const cors = C.parsedBy<CorsPolicy>("*, localhost, none or comma-separated origins", "ORIGINS", parseCorsPolicy, ["localhost", "*,localhost"], describeCorsPolicy)
 
 const json = C.parsedBy("a JSON object", "JSON", parseExtraBody, ["{\"reasoning_effort\":\"high\"}", "[1]"], (value) => JSON.stringify(value))
 
@@ -328,7 +328,7 @@ export const settings = {
     engine: true
   }),
   stop: declare("stop", {
-    codec: C.list("stop sequences", "TEXT", ["###", ""]),
+    codec: C.list("stop sequences", "TEXT", ["</s>", ""]),
     doc: "Stop generating at this text; repeatable (a --url server).",
     topic: "sampling",
     programs: ["chat"],
@@ -429,7 +429,7 @@ export const settings = {
     aliases: ["--RAG"]
   }),
   skills: declare("skills", {
-    codec: C.listOf(C.directory, [".", "/no/such/directory"]),
+    codec: C.listOf(C.directory, ["/", "/no/such/directory"]),
     doc: "Skills in these directories (later ones override earlier ones by name); repeatable.",
     topic: "tools",
     programs: toolbelts,

@@ -259,8 +259,16 @@ const candidates = (
 /** The settings file the command line names: `--config`, else `EASYAI_CONFIG`, else `./easyai.ini` when it exists. */
 const settingsFile = (flags: ReadonlyMap<Id, FlagValue>, cwd: string) =>
   Effect.gen(function*() {
-    const flag = Option.fromNullable(flags.get("config")?.text)
-    const file = yield* readIni(Option.isSome(flag) ? flag : yield* envText("EASYAI_CONFIG"), cwd)
+    const flag = Option.fromNullable(flags.get("config"))
+    const named = Option.isSome(flag)
+      ? Option.some({ text: flag.value.text, source: flag.value.flag })
+      : Option.map(yield* envText("EASYAI_CONFIG"), (text) => ({ text, source: "EASYAI_CONFIG" }))
+    // The name is checked as any value is, so a missing file is named by the flag or the variable that gave it.
+    if (Option.isSome(named)) {
+      const checked = settings.config.codec.decode(named.value.text, cwd)
+      if (Either.isLeft(checked)) return yield* new SettingsError({ source: named.value.source, detail: checked.left })
+    }
+    const file = yield* readIni(Option.map(named, (each) => each.text), cwd)
     if (Option.isSome(file)) {
       const checked = checkFile(file.value)
       if (Either.isLeft(checked)) return yield* checked.left
