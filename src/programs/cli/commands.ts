@@ -10,7 +10,7 @@
 import { Args, Command, Options } from "@effect/cli"
 import { Effect, type Types } from "effect"
 import { PresetName } from "../../domain/Sampling.js"
-import { flagTable, type FlagTable } from "./commandLine.js"
+import { flagTable, type FlagTable, onceTable, type OnceTable } from "./commandLine.js"
 import { optionsFor } from "./settings/options.js"
 import type { Program as SettingsProgram } from "./settings/Setting.js"
 
@@ -24,6 +24,7 @@ export interface Program<Name extends string, R, E, A> {
   readonly settings: SettingsProgram
   readonly description: string
   readonly flags: FlagTable
+  readonly once: OnceTable
   readonly command: Command.Command<Name, R, E, A>
 }
 
@@ -39,6 +40,7 @@ export const program = <Name extends string, const Config extends Command.Comman
   settings,
   description,
   flags: flagTable(config),
+  once: onceTable(config),
   command: Command.make(name, config, handler).pipe(Command.withDescription(description))
 })
 

@@ -79,7 +79,7 @@ const runConfig = (rest: ReadonlyArray<string>) => {
   if (wantsHelp(tokens)) {
     return printHelp(renderHelp({ command: title, description: config.description, program, extraFlags: configHelp }, colourFor(process.stdout)))
   }
-  const configRoot = { name: title, flags: config.flags }
+  const configRoot = { name: title, flags: config.flags, once: config.once }
   return chooseCommand(tokens, configRoot, [], builtInFlags(root.command.descriptor)).pipe(
     Effect.flatMap(() => alone(config.command)([...process.argv.slice(0, 2), "config", ...tokens]))
   )

@@ -30,5 +30,6 @@ export const toolProblems = (settings: Resolved) =>
       })
       problems.push(...loaded.errors.map((error) => `skills: ${error}`))
     }
-    return problems
+    // One line each: a parser's message may carry the bad text's line breaks.
+    return problems.map((problem) => problem.split(/\s*\n\s*/).join(" "))
   })
