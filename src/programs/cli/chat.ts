@@ -20,7 +20,6 @@ import * as SessionStack from "../../layers/session/SessionStack.js"
 import { ChatModel } from "../../services/ChatModel.js"
 import { Session } from "../../services/Session.js"
 import { reportFailure } from "./failure.js"
-import { logging } from "./logging.js"
 import { narrowTools } from "./narrowTools.js"
 import { askWith, makeLineEditor, repl } from "./repl.js"
 import { loadSession, saveSession, sessionFileName } from "./sessionFile.js"
@@ -78,7 +77,7 @@ const saver = (settings: Resolved) => {
     : Effect.flatMap(Session, (session) => Effect.flatMap(session.history, (history) => saveSession(directory, history)))
 }
 
-const maxTokens = (settings: Resolved) => Option.match(option(settings, "maxTokens"), { onNone: () => ({}), onSome: (n) => ({ maxTokens: n }) })
+const maxTokens = (settings: Resolved) => Stack.optionalField("maxTokens", option(settings, "maxTokens"))
 
 /** The registry narrowed to `--tools`, and the system prompt's catalogue with it. */
 const narrowed = (settings: Resolved) =>
@@ -115,7 +114,7 @@ const interactively = (settings: Resolved, history: ReadonlyArray<ChatMessage>) 
       yield* Console.error(`easyai · ${model.name} (${model.backend}${context}) · /help for commands, Ctrl+D to leave`)
       if (shell) yield* Console.error("Commands run in your $SHELL; start a line with > to ask the model.")
       yield* repl(editor, {
-        ...(model.contextSize === undefined ? {} : { contextSize: model.contextSize }),
+        ...Stack.optionalField("contextSize", Option.fromNullable(model.contextSize)),
         noReasoning: get(settings, "reasoning") === false,
         promptProgress: get(settings, "promptProgress") !== false,
         autoCompress: get(settings, "autoCompress") !== false,
@@ -137,11 +136,10 @@ const interactively = (settings: Resolved, history: ReadonlyArray<ChatMessage>) 
 export const chat = (flags: ParsedFlags) =>
   Effect.gen(function*() {
     const settings = shellImplies(yield* settingsFor("chat", flags))
-    const logFile = get(settings, "logFile")
     return yield* run(settings).pipe(
       // The one-line report comes after; the cause in full is a debug line (on stderr with --verbose, in the log file).
       Effect.tapErrorCause((cause) => Effect.logDebug("failed", cause)),
-      Effect.provide(logging({ verbose: get(settings, "verbose") === true, ...(logFile === undefined ? {} : { logFile }) }))
+      Effect.provide(Stack.loggingLayer(settings))
     )
   }).pipe(reportFailure("easyai"))
 

@@ -19,11 +19,11 @@ import * as StdioTransport from "../mcp/stdioTransport.js"
 import { describeCorsPolicy, noCrossOrigin } from "../server/originPolicy.js"
 import * as ServerLive from "../server/ServerLive.js"
 import { reportFailure } from "./failure.js"
-import { logging } from "./logging.js"
 import { narrowTools } from "./narrowTools.js"
 import { type ParsedFlags, settingsFor } from "./settings/options.js"
 import { get, option, type Resolved } from "./settings/resolve.js"
 import * as Stack from "./settings/stack.js"
+import { optionalField } from "./settings/stack.js"
 
 /** The tools the settings ask for, registered as a chat agent's would be (no model behind them). */
 const toolsLayer = (settings: Resolved) =>
@@ -52,8 +52,8 @@ const serveHttp = (settings: Resolved) =>
     const cors = option(settings, "cors")
     const served = yield* McpServerApp.make({
       sessions,
-      ...Option.match(cors, { onNone: () => ({}), onSome: (policy) => ({ cors: policy }) }),
-      ...Option.match(apiKey, { onNone: () => ({}), onSome: (key) => ({ apiKey: key }) })
+      ...optionalField("cors", cors),
+      ...optionalField("apiKey", apiKey)
     })
     const server: HttpServer.HttpServer = yield* ServerLive.serve(served, Stack.listenOptions(settings))
     const address = server.address
@@ -71,12 +71,11 @@ const serveHttp = (settings: Resolved) =>
 export const mcp = (flags: ParsedFlags) =>
   Effect.gen(function*() {
     const settings = yield* settingsFor("mcp", flags)
-    const logFile = get(settings, "logFile")
     const serve: Effect.Effect<void, ConfigurationError | HttpServerError.ServeError, ToolRegistry> = get(settings, "stdio") === true
       ? serveStdio
       : serveHttp(settings)
     yield* Effect.zipRight(narrowTools(option(settings, "tools")), serve).pipe(
       Effect.provide(toolsLayer(settings)),
-      Effect.provide(logging({ verbose: get(settings, "verbose") === true, ...(logFile === undefined ? {} : { logFile }) }))
+      Effect.provide(Stack.loggingLayer(settings))
     )
   }).pipe(reportFailure("easyai mcp"))

@@ -13,10 +13,10 @@ import { describeCorsPolicy } from "../server/originPolicy.js"
 import * as ServerApp from "../server/ServerApp.js"
 import * as ServerLive from "../server/ServerLive.js"
 import { reportFailure } from "./failure.js"
-import { logging } from "./logging.js"
 import { type ParsedFlags, settingsFor } from "./settings/options.js"
 import { get, option, type Resolved } from "./settings/resolve.js"
 import * as Stack from "./settings/stack.js"
+import { optionalField } from "./settings/stack.js"
 
 /** The name served at /v1/models when no --alias is given: the model file's name without `.gguf`. */
 const defaultAlias = (model: string): string => {
@@ -30,28 +30,22 @@ const serverLayer = (settings: Resolved, modelPath: string) =>
     const model = LocalChatModel.layerFrom(Stack.engineConfig(settings, modelPath))
     const stack = yield* Stack.stackOptions(settings, { model, approval: Stack.approval(settings) })
     const system = yield* Stack.systemPrompt(settings)
-    const title = option(settings, "webuiTitle")
-    const placeholder = option(settings, "webuiPlaceholder")
-    const maxTokens = option(settings, "maxTokens")
     return ServerLive.layer({
       ...stack,
       server: {
         modelFile: modelPath,
         modelAlias: Option.getOrElse(option(settings, "alias"), () => defaultAlias(modelPath)),
         parallel: get(settings, "parallel") ?? 1,
-        ...Option.match(option(settings, "queue"), { onNone: () => ({}), onSome: (queueLimit) => ({ queueLimit }) }),
+        ...optionalField("queueLimit", option(settings, "queue")),
         injectPreamble: get(settings, "inject") !== false,
-        webui: {
-          ...Option.match(title, { onNone: () => ({}), onSome: (text) => ({ title: text }) }),
-          ...Option.match(placeholder, { onNone: () => ({}), onSome: (text) => ({ placeholder: text }) })
-        },
-        ...Option.match(option(settings, "apiKey"), { onNone: () => ({}), onSome: (apiKey) => ({ apiKey }) }),
-        ...Option.match(option(settings, "preset"), { onNone: () => ({}), onSome: (preset) => ({ preset }) }),
-        ...Option.match(system, { onNone: () => ({}), onSome: (text) => ({ system: text }) }),
-        ...Option.match(option(settings, "cors"), { onNone: () => ({}), onSome: (cors) => ({ cors }) }),
-        ...Option.match(option(settings, "maxBody"), { onNone: () => ({}), onSome: (maxBytes) => ({ limits: { maxBytes } }) }),
+        webui: { ...optionalField("title", option(settings, "webuiTitle")), ...optionalField("placeholder", option(settings, "webuiPlaceholder")) },
+        ...optionalField("apiKey", option(settings, "apiKey")),
+        ...optionalField("preset", option(settings, "preset")),
+        ...optionalField("system", system),
+        ...optionalField("cors", option(settings, "cors")),
+        ...optionalField("limits", Option.map(option(settings, "maxBody"), (maxBytes) => ({ maxBytes }))),
         sampling: Stack.sampling(settings),
-        ...Option.match(maxTokens, { onNone: () => ({}), onSome: (n) => ({ maxTokens: n }) })
+        ...optionalField("maxTokens", option(settings, "maxTokens"))
       },
       listen: Stack.listenOptions(settings)
     })
@@ -78,12 +72,11 @@ export const serve = (flags: ParsedFlags) =>
       onNone: () => Effect.fail(new ConfigurationError({ message: "no model: pass --model FILE (or set model in [SERVER])" })),
       onSome: Effect.succeed
     })
-    const logFile = get(settings, "logFile")
     yield* Effect.gen(function*() {
       yield* Console.log(banner(yield* ServerApp.ServerApp, (yield* HttpServer.HttpServer).address))
       return yield* Effect.never
     }).pipe(
       Effect.provide(serverLayer(settings, model)),
-      Effect.provide(logging({ verbose: get(settings, "verbose") === true, ...(logFile === undefined ? {} : { logFile }) }))
+      Effect.provide(Stack.loggingLayer(settings))
     )
   }).pipe(reportFailure("easyai serve"))

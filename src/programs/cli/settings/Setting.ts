@@ -77,27 +77,21 @@ export interface Setting<A> {
   readonly env?: string
 }
 
+/** The fields {@link declare} derives when a declaration leaves them out. */
+type Derived = "id" | "flag" | "aliases" | "flagTakesValue" | "negationAliases" | "repeatable" | "ini" | "iniAliases" | "engine"
+
 /** What a declaration writes; the rest is derived (flag `top-p` and INI key `top_p` from the id `topP`). */
-export interface Declaration<A> {
-  readonly codec: Codec<A>
-  readonly doc: string
-  readonly topic: Topic
-  readonly programs: ReadonlyArray<Program>
-  readonly default?: NoInfer<A>
-  readonly programDefaults?: Partial<Record<Program, NoInfer<A>>>
-  readonly defaultText?: string
+export interface Declaration<A> extends Omit<Setting<A>, Derived> {
   /** The flag's name, `false` for none; default: the id in kebab-case. */
   readonly flag?: string | false
   readonly aliases?: ReadonlyArray<string>
   readonly flagTakesValue?: boolean
-  readonly negation?: string
   readonly negationAliases?: ReadonlyArray<string>
   readonly repeatable?: boolean
   /** The INI key, `false` for none; default: the id in snake_case. */
   readonly ini?: string | false
   readonly iniAliases?: ReadonlyArray<string>
   readonly engine?: boolean
-  readonly env?: string
 }
 
 const words = (id: string): ReadonlyArray<string> => id.split(/(?=[A-Z])/).map((word) => word.toLowerCase())

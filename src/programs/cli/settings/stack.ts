@@ -20,28 +20,24 @@ import type { Approval } from "../../../services/Approval.js"
 import type { ChatModel } from "../../../services/ChatModel.js"
 import type { ListenOptions } from "../../server/ServerOptions.js"
 import { progressOption } from "../downloadProgress.js"
+import { logging } from "../logging.js"
 import { parseMcpServer } from "../mcpServers.js"
 import { get, option, type Id, type Resolved, type ValueOf } from "./resolve.js"
 
+/** `{ [key]: value }` when `value` is some, else `{}`: an optional property under `exactOptionalPropertyTypes`. */
+export const optionalField = <K extends string, A>(key: K, value: Option.Option<A>): { readonly [P in K]?: A } =>
+  // boundary: a computed key widens to `string`; it is exactly `K` here
+  Option.match(value, { onNone: () => ({}), onSome: (a) => ({ [key]: a }) as { readonly [P in K]?: A } })
+
 /** `{ [key]: value }` when `id` has a value, else `{}`. */
-const field = <K extends string, I extends Id>(key: K, resolved: Resolved, id: I): { readonly [P in K]?: ValueOf<I> } =>
-  Option.match(option(resolved, id), {
-    onNone: () => ({}),
-    // boundary: a computed key widens to `string`; it is exactly `K` here
-    onSome: (value) => ({ [key]: value }) as { readonly [P in K]?: ValueOf<I> }
-  })
+const field = <K extends string, I extends Id>(key: K, resolved: Resolved, id: I) => optionalField(key, option(resolved, id))
 
 /** The value of `id` when a flag, the file or the environment set it: not a default. */
 export const given = <I extends Id>(resolved: Resolved, id: I): Option.Option<ValueOf<I>> =>
   resolved.values.get(id)?.origin._tag === "Default" ? Option.none() : option(resolved, id)
 
 /** `{ [key]: value }` when `id` was set (not defaulted), else `{}`. */
-const givenField = <K extends string, I extends Id>(key: K, resolved: Resolved, id: I): { readonly [P in K]?: ValueOf<I> } =>
-  Option.match(given(resolved, id), {
-    onNone: () => ({}),
-    // boundary: a computed key widens to `string`; it is exactly `K` here
-    onSome: (value) => ({ [key]: value }) as { readonly [P in K]?: ValueOf<I> }
-  })
+const givenField = <K extends string, I extends Id>(key: K, resolved: Resolved, id: I) => optionalField(key, given(resolved, id))
 
 /** The shapers the settings set over the preset's. */
 export const sampling = (resolved: Resolved): SamplingOverrides => ({
@@ -99,7 +95,7 @@ export const clientConfig = (resolved: Resolved, baseUrl: string): ClientConfig 
     baseUrl,
     ...field("apiKey", resolved, "apiKey"),
     ...field("model", resolved, "modelName"),
-    ...Option.match(option(resolved, "timeout"), { onNone: () => ({}), onSome: (seconds) => ({ timeout: Duration.seconds(seconds) }) }),
+    ...optionalField("timeout", Option.map(option(resolved, "timeout"), Duration.seconds)),
     ...field("retries", resolved, "httpRetries"),
     ...(Object.keys(tls).length === 0 ? {} : { tls }),
     ...field("extraBody", resolved, "extraBody"),
@@ -162,7 +158,7 @@ const hostOption = (resolved: Resolved): Pick<SessionStack.Options<never>, "host
       evaluate: Option.isSome(sandbox) && get(resolved, "allowPython") !== false,
       toolEnv: get(resolved, "toolEnv") ?? [],
       ...field("isolate", resolved, "isolate"),
-      ...Option.match(external, { onNone: () => ({}), onSome: (dir) => ({ externalTools: dir }) })
+      ...optionalField("externalTools", external)
     }
   }
 }
@@ -211,22 +207,25 @@ export const stackOptions = <E>(resolved: Resolved, inputs: StackInputs<E>) =>
           skills: {
             directories: skills,
             ...field("mode", resolved, "skillsMode"),
-            ...Option.match(option(resolved, "skillCommands"), { onNone: () => ({}), onSome: (allowedCommands) => ({ options: { allowedCommands } }) })
+            ...optionalField("options", Option.map(option(resolved, "skillCommands"), (allowedCommands) => ({ allowedCommands })))
           }
         }),
       ...(servers.length === 0
         ? {}
         : { mcp: { servers: servers.map((text) => parseMcpServer(text, mcpKey)), ...field("retries", resolved, "httpRetries") } }),
       preamble: { ...field("knowledgeCutoff", resolved, "knowledgeCutoff"), ...field("citeSources", resolved, "citeSources") },
-      ...Option.match(option(resolved, "maxToolHops"), { onNone: () => ({}), onSome: (maxToolHops) => ({ agent: { maxToolHops } }) }),
+      ...optionalField("agent", Option.map(option(resolved, "maxToolHops"), (maxToolHops) => ({ maxToolHops }))),
       session: {
         ...(inputs.history === undefined ? {} : { history: inputs.history }),
         ...(get(resolved, "defaultTools") === false ? { withDefaultTools: false } : {}),
         ...(get(resolved, "builtinSystem") === false ? { noBuiltinSystem: true } : {}),
-        ...Option.match(system, { onNone: () => ({}), onSome: (text) => ({ system: text }) }),
+        ...optionalField("system", system),
         ...field("preset", resolved, "preset"),
         sampling: sampling(resolved)
       }
     }
     return options
   })
+
+/** Where the command's log lines go: `--verbose` and `--log-file`. */
+export const loggingLayer = (resolved: Resolved) => logging({ verbose: get(resolved, "verbose") === true, ...field("logFile", resolved, "logFile") })
