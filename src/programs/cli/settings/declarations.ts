@@ -24,6 +24,7 @@ import {
   defaultQueueLimit,
   defaultTimeoutSeconds
 } from "../../server/ServerOptions.js"
+import { sessionFileName } from "../sessionFileName.js"
 import * as C from "./codec.js"
 import { declare, type Program } from "./Setting.js"
 
@@ -569,7 +570,7 @@ export const settings = {
   }),
   continue: declare("continue", {
     codec: C.boolean,
-    doc: "Continue the conversation saved in ./.easyai-session.json.",
+    doc: `Continue the conversation saved in ./${sessionFileName}.`,
     default: false,
     topic: "chat",
     programs: ["chat"],
@@ -577,7 +578,7 @@ export const settings = {
   }),
   localSession: declare("localSession", {
     codec: C.boolean,
-    doc: "Do not save the conversation to ./.easyai-session.json after each turn.",
+    doc: `Do not save the conversation to ./${sessionFileName} after each turn.`,
     default: true,
     topic: "chat",
     programs: ["chat"],
