@@ -9,6 +9,7 @@ import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { defaultTeardown, type Teardown } from "@effect/platform/Runtime"
 import { Array as Arr, Console, Effect, Logger } from "effect"
+import { PresetName } from "../../domain/Sampling.js"
 import { stderrLogger } from "./logging.js"
 import { version } from "../version.js"
 import { builtInFlags, chooseCommand } from "./commandLine.js"
@@ -96,7 +97,9 @@ const help = () => {
     }]
     return printHelp(renderHelp({ command: "easyai", description: root.description, program: "chat", commands }, colour))
   }
-  return printHelp(renderHelp({ command: `easyai ${named.name}`, description: named.description, program: named.settings }, colour))
+  const subject = { command: `easyai ${named.name}`, description: named.description, program: named.settings }
+  // The one positional argument of any command: the preset's name.
+  return printHelp(renderHelp(named.name === "preset" ? { ...subject, arguments: PresetName.literals.join("|") } : subject, colour))
 }
 
 const run = args[0] === "config"

@@ -23,6 +23,8 @@ export interface HelpSubject {
   readonly program: Program
   /** Listed under "Commands" (the root's subcommands). */
   readonly commands?: ReadonlyArray<HelpEntry>
+  /** Positional arguments, as the usage line shows them (`NAME`). */
+  readonly arguments?: string
   /** Flags of the command that are no settings (`easyai config`'s `--json`). */
   readonly extraFlags?: ReadonlyArray<HelpEntry>
 }
@@ -72,7 +74,7 @@ export const renderHelp = (subject: HelpSubject, colour: boolean): string => {
   const width = Math.min(32, Math.max(...settings.map((setting) => flagColumn(setting).length), ...commands.map((entry) => entry.name.length)))
   const lines: Array<string> = [
     `${subject.command} — ${subject.description}`,
-    `${heading("Usage:")} ${subject.command}${commands.length > 0 ? " [COMMAND]" : ""} [FLAGS]`
+    `${heading("Usage:")} ${subject.command}${commands.length > 0 ? " [COMMAND]" : ""} [FLAGS]${subject.arguments === undefined ? "" : ` ${subject.arguments}`}`
   ]
   if (commands.length > 0) {
     lines.push("", heading("Commands"), ...table(commands.map((entry) => [entry.name, entry.description] as const), width))

@@ -8,6 +8,8 @@ import { ConfigProvider, Duration, Effect } from "effect"
 import { mkdirSync, writeFileSync } from "node:fs"
 import * as path from "node:path"
 import * as NoChatModel from "../../../../src/layers/model/NoChatModel.js"
+import { ToolCall } from "../../../../src/domain/ToolCall.js"
+import { Approval } from "../../../../src/services/Approval.js"
 import { type FlagValue, type Id, resolve } from "../../../../src/programs/cli/settings/resolve.js"
 import type { Program } from "../../../../src/programs/cli/settings/Setting.js"
 import * as Stack from "../../../../src/programs/cli/settings/stack.js"
@@ -105,6 +107,19 @@ describe("the agent stack", () => {
       const config = Stack.clientConfig(settings, "http://127.0.0.1:1")
       expect(config).toMatchObject({ extraBody: { reasoning_effort: "high" }, stop: ["</s>", "END"], seed: 7, retries: 5 })
       expect(Duration.toSeconds(Duration.decode(config.timeout ?? 0))).toBe(86_400)
+    }))
+
+  it.effect("lets easyai serve run every call, or with --auto-approve only local tools and the MCP tools it names", () =>
+    Effect.gen(function*() {
+      const decide = (gate: ReturnType<typeof Stack.approval>, ...names: ReadonlyArray<string>) =>
+        Effect.flatMap(Approval, (approval) =>
+          Effect.forEach(names, (name) => Effect.map(approval.check(new ToolCall({ id: name, name, arguments: "{}" })), (decision) => decision._tag))).pipe(
+            Effect.provide(gate)
+          )
+      const open = (yield* settingsOf("serve", "")).settings
+      expect(yield* decide(Stack.approval(open), "datetime", "docs__search", "other__delete")).toEqual(["Approved", "Approved", "Approved"])
+      const narrowed = (yield* settingsOf("serve", "[SERVER]\nauto_approve = docs.*\n")).settings
+      expect(yield* decide(Stack.approval(narrowed), "datetime", "docs__search", "other__delete")).toEqual(["Approved", "Approved", "Denied"])
     }))
 
   it.effect("refuses --allow-bash without --sandbox", () =>
