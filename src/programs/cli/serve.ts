@@ -6,13 +6,13 @@
 import { HttpServer } from "@effect/platform"
 import { Console, Effect, Layer, Option } from "effect"
 import { basename, extname } from "node:path"
-import { ConfigurationError } from "../../domain/errors.js"
 import { isModelUri } from "../../layers/engine/resolveModel.js"
 import * as LocalChatModel from "../../layers/model/LocalChatModel.js"
 import { describeCorsPolicy } from "../server/originPolicy.js"
 import * as ServerApp from "../server/ServerApp.js"
 import * as ServerLive from "../server/ServerLive.js"
 import { reportFailure } from "./failure.js"
+import { SettingsError } from "./settings/iniFile.js"
 import { type ParsedFlags, settingsFor } from "./settings/options.js"
 import { get, option, type Resolved } from "./settings/resolve.js"
 import * as Stack from "./settings/stack.js"
@@ -69,7 +69,8 @@ export const serve = (flags: ParsedFlags) =>
   Effect.gen(function*() {
     const settings = yield* settingsFor("serve", flags)
     const model = yield* Option.match(option(settings, "model"), {
-      onNone: () => Effect.fail(new ConfigurationError({ message: "no model: pass --model FILE (or set model in [SERVER])" })),
+      // A missing required setting is a usage error, like a bad one.
+      onNone: () => Effect.fail(new SettingsError({ source: "--model", detail: "required: a GGUF file or a hf:/https:// URI (or model in [SERVER])" })),
       onSome: Effect.succeed
     })
     yield* Effect.gen(function*() {

@@ -38,6 +38,7 @@ const refusals: ReadonlyArray<{ readonly args: ReadonlyArray<string>; readonly l
   { args: ["-p", "hi", "--ctx", "-1"], line: "easyai: --ctx: expected a whole number of at least 256, got \"-1\"" },
   { args: ["-p", "hi", "--max-tokens", "-5"], line: "easyai: --max-tokens: expected a whole number of at least 1, got \"-5\"" },
   { args: ["-p"], line: "easyai: -p needs a value (see easyai --help)" },
+  { args: ["serve"], line: "easyai serve: --model: required: a GGUF file or a hf:/https:// URI (or model in [SERVER])" },
   { args: ["serve", "-m", modelPath, "--port", "99999"], line: "easyai serve: --port: expected a whole number from 0 to 65535, got \"99999\"" },
   { args: ["serve", "-m", modelPath, "--top-p", "2"], line: "easyai serve: --top-p: expected a number from 0 to 1, got \"2\"" },
   { args: ["serve", "-m", modelPath, "-fa", "sometimes"], line: "easyai serve: --flash-attn: expected on/off, true/false, yes/no or 1/0, or auto, got \"sometimes\"" },
