@@ -117,7 +117,7 @@ describe("easyai.ini", () => {
     Effect.gen(function*() {
       const file = iniFile("[ENGINE]\ntemperature = hot\n")
       const { exitCode, stderr, stdout } = yield* easyai("-p", "hi", "--config", file)
-      expect(exitCode).toBe(1)
+      expect(exitCode).toBe(2)
       expect(stdout).toBe("")
       expect(stderr).toBe(`easyai: ${file}:2: [ENGINE] temperature: expected a number from 0 to 5, got "hot"`)
     }), { timeout: 60_000 })
@@ -189,10 +189,10 @@ describe("easyai -p on the real engine", () => {
 })
 
 describe("easyai refuses bad input in one line, with a failing exit code", () => {
-  const refused = (args: ReadonlyArray<string>, message: string | RegExp) =>
+  const refused = (args: ReadonlyArray<string>, message: string | RegExp, code = 1) =>
     Effect.gen(function*() {
       const { exitCode, stderr, stdout } = yield* easyai(...args)
-      expect(exitCode).toBe(1)
+      expect(exitCode).toBe(code)
       expect(stdout).toBe("")
       expect(stderr.split("\n")).toHaveLength(1)
       expect(stderr).toMatch(message)
@@ -214,5 +214,6 @@ describe("easyai refuses bad input in one line, with a failing exit code", () =>
   it.live("no model at all", () => refused(["-p", "hi"], "easyai: no model: pass --model FILE for a local model or --url URL for a server"), {
     timeout: 60_000
   })
-  it.live("an unknown flag", () => refused(["chat", "--no-such-flag"], "easyai chat: unknown flag --no-such-flag (see easyai chat --help)"), { timeout: 60_000 })
+  it.live("an unknown flag, with the usage exit code", () =>
+    refused(["chat", "--no-such-flag"], "easyai chat: unknown flag --no-such-flag (see easyai chat --help)", 2), { timeout: 60_000 })
 })

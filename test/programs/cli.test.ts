@@ -43,10 +43,10 @@ describe("easyai", () => {
       expect(stdout.startsWith("Be terse.\n\n# AUTHORITATIVE DATE/TIME")).toBe(true)
     }))
 
-  it.live("rejects an unknown flag with a one-line message and a failing exit code", () =>
+  it.live("rejects an unknown flag with a one-line message and exit code 2", () =>
     Effect.gen(function*() {
       const { exitCode, stderr, stdout } = yield* easyai("serve", "--model", "model.gguf", "--no-such-flag")
-      expect(exitCode).toBe(1)
+      expect(exitCode).toBe(2)
       expect(stdout).toBe("")
       expect(stderr).toBe("easyai serve: unknown flag --no-such-flag (see easyai serve --help)")
     }))
@@ -54,7 +54,7 @@ describe("easyai", () => {
   it.live("rejects an unknown command line without a stack trace", () =>
     Effect.gen(function*() {
       const { exitCode, stderr } = yield* easyai("--no-such-flag")
-      expect(exitCode).toBe(1)
+      expect(exitCode).toBe(2)
       expect(stderr.split("\n")).toHaveLength(1)
       expect(stderr).not.toContain("{")
     }))

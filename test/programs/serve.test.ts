@@ -105,8 +105,8 @@ describe("easyai serve (a real process)", () => {
       const bad = path.join(tempDir(), "easyai.ini")
       writeFileSync(bad, "[SERVER]\nport = ninety\n")
       const refused = yield* runTs("src/programs/cli/main.ts", "serve", "--model", modelPath, "--config", bad)
-      expect(refused.exitCode).toBe(1)
-      expect(refused.stderr).toBe(`easyai serve: ${bad}:2: [SERVER] port: expected a port from 0 to 65535, got "ninety"`)
+      expect(refused.exitCode).toBe(2)
+      expect(refused.stderr).toBe(`easyai serve: ${bad}:2: [SERVER] port: expected a whole number from 0 to 65535, got "ninety"`)
     }).pipe(Effect.provide(NodeHttpClient.layerUndici)), { timeout: 120_000 })
 
   it.scoped("without --ctx, serves the model's whole training context, and says so in the banner and /props", () =>

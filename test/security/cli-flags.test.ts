@@ -62,8 +62,8 @@ const toolCount = (url: string) =>
 /** A flag each command does not take, given between (or after) flags it does. */
 const foreign = [
   { command: "chat", flag: "--port", args: ["-p", "hi", "--port", "8080", "--no-tools"] },
-  { command: "serve", flag: "--temperature", args: ["-m", modelPath, "--temperature", "0.7", "--api-key", "k"] },
-  { command: "mcp", flag: "--verbose", args: ["--port", "0", "--verbose", "--api-key", "k"] },
+  { command: "serve", flag: "--prompt", args: ["-m", modelPath, "--prompt", "hi", "--api-key", "k"] },
+  { command: "mcp", flag: "--temperature", args: ["--port", "0", "--temperature", "0.7", "--api-key", "k"] },
   { command: "models", flag: "--temperature", args: ["--url", "http://127.0.0.1:1", "--temperature", "0.7"] },
   { command: "tools", flag: "--port", args: ["--no-python", "--port", "8080"] },
   { command: "health", flag: "--no-tools", args: ["--url", "http://127.0.0.1:1", "--no-tools"] },
@@ -77,7 +77,7 @@ describe("a flag the command does not take", () => {
     it.live(`is refused by easyai ${command} with one line naming it (${flag})`, () =>
       Effect.gen(function*() {
         const { exitCode, stderr, stdout } = yield* easyai(command, ...args)
-        expect(exitCode).toBe(1)
+        expect(exitCode).toBe(2)
         expect(stdout).toBe("")
         expect(stderr).toBe(`easyai ${command}: unknown flag ${flag} (see easyai ${command} --help)`)
       }), { timeout: 90_000 })
@@ -86,31 +86,31 @@ describe("a flag the command does not take", () => {
   it.live("is refused by easyai itself, before or after its own flags and as --flag=value", () =>
     Effect.gen(function*() {
       const before = yield* easyai("--port=8080", "-p", "hi", "--no-tools")
-      expect(before.exitCode).toBe(1)
+      expect(before.exitCode).toBe(2)
       expect(before.stderr).toBe("easyai: unknown flag --port (see easyai --help)")
       const rootFlagBeforeServe = yield* easyai("--api-key", "k", "serve", "-m", modelPath, "--port", "0")
-      expect(rootFlagBeforeServe.exitCode).toBe(1)
+      expect(rootFlagBeforeServe.exitCode).toBe(2)
       expect(rootFlagBeforeServe.stderr).toBe("easyai serve: --api-key must come after \"serve\" (see easyai serve --help)")
     }), { timeout: 90_000 })
 
-  it.live("stops easyai serve --temperature 0.7 --api-key k before anything listens", () =>
+  it.live("stops easyai serve --prompt hi --api-key k before anything listens", () =>
     Effect.gen(function*() {
       const port = yield* freePort
-      const refused = yield* easyai("serve", "-m", modelPath, "--port", String(port), "--temperature", "0.7", "--api-key", "k")
-      expect(refused.exitCode).toBe(1)
+      const refused = yield* easyai("serve", "-m", modelPath, "--port", String(port), "--prompt", "hi", "--api-key", "k")
+      expect(refused.exitCode).toBe(2)
       // One line and nothing else: no model was loaded, no banner printed.
-      expect(refused.stderr).toBe("easyai serve: unknown flag --temperature (see easyai serve --help)")
+      expect(refused.stderr).toBe("easyai serve: unknown flag --prompt (see easyai serve --help)")
       expect(refused.stdout).toBe("")
       expect(yield* listening(port)).toBe(false)
-      const spelled = yield* easyai("serve", "-m", modelPath, "--port", String(port), "--api-key=k", "--temperature=0.7")
-      expect(spelled.stderr).toBe("easyai serve: unknown flag --temperature (see easyai serve --help)")
+      const spelled = yield* easyai("serve", "-m", modelPath, "--port", String(port), "--api-key=k", "--prompt=hi")
+      expect(spelled.stderr).toBe("easyai serve: unknown flag --prompt (see easyai serve --help)")
       expect(yield* listening(port)).toBe(false)
     }), { timeout: 120_000 })
 
   it.live("short flags run together are refused, not reduced to the last one", () =>
     Effect.gen(function*() {
       const { exitCode, stderr } = yield* easyai("chat", "-p", "hi", "-yv", "--url", "http://127.0.0.1:1")
-      expect(exitCode).toBe(1)
+      expect(exitCode).toBe(2)
       expect(stderr).toBe("easyai chat: unknown flag -yv: give short flags one at a time (-y -v) (see easyai chat --help)")
     }), { timeout: 90_000 })
 })

@@ -131,7 +131,8 @@ describe("easyai's own variables are refused even when named", () => {
         "--tool-env",
         "EASYAI_MCP_API_KEY"
       )
-      expect(exitCode).toBe(1)
+      // A usage error, refused with the flag's other bad values.
+      expect(exitCode).toBe(2)
       expect(stdout).toBe("")
       expect(stderr).toContain("EASYAI_MCP_API_KEY cannot be passed to tools")
     }), { timeout: 60_000 })

@@ -361,25 +361,25 @@ describe("the programs", () => {
     Effect.gen(function*() {
       const cwd = tempDir()
       const bad = yield* runCli({ cwd }, "tools", "--web-allow", "nonsense")
-      expect(bad.exitCode).toBe(1)
+      expect(bad.exitCode).toBe(2)
       expect(bad.stdout).toBe("")
       expect(bad.stderr).toBe(
         `easyai tools: --web-allow: "nonsense" is not a network: "nonsense" is not an IPv4 or IPv6 address (give CIDRs such as 192.168.1.0/24 or fd00::/8)`
       )
       const prefix = yield* runCli({ cwd }, "mcp", "--web-allow", "10.0.0.0/8,10.0.0.0/40")
-      expect(prefix.exitCode).toBe(1)
+      expect(prefix.exitCode).toBe(2)
       expect(prefix.stderr).toBe(
         `easyai mcp: --web-allow: "10.0.0.0/40" is not a network: the prefix length must be a whole number from 0 to 32 (give CIDRs such as 192.168.1.0/24 or fd00::/8)`
       )
       writeFileSync(path.join(cwd, "easyai.ini"), "[cli]\nweb_allow = 10.0.0.0/8, nonsense\n")
       const cli = yield* runCli({ cwd }, "mcp", "--stdio")
-      expect(cli.exitCode).toBe(1)
+      expect(cli.exitCode).toBe(2)
       expect(cli.stderr).toBe(
-        `easyai mcp: ${path.join(cwd, "easyai.ini")}:2: [cli] web_allow: expected networks in CIDR form such as 192.168.1.0/24 or fd00::/8, got "nonsense"`
+        `easyai mcp: easyai.ini:2: [cli] web_allow: "nonsense" is not a network: "nonsense" is not an IPv4 or IPv6 address (give CIDRs such as 192.168.1.0/24 or fd00::/8)`
       )
       writeFileSync(path.join(cwd, "easyai.ini"), "[SERVER]\nweb_allow = 127.0.0.1/32\nweb_allow[] = 300.0.0.0/8\n")
       const server = yield* runCli({ cwd }, "serve", "--model", "missing.gguf")
-      expect(server.exitCode).toBe(1)
+      expect(server.exitCode).toBe(2)
       expect(server.stderr).toContain(`[SERVER] web_allow:`)
       const fine = yield* runCli({ cwd: tempDir() }, "tools", "--web-allow", "10.0.0.0/8,fd00::/8")
       expect(fine.exitCode).toBe(0)

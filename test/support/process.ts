@@ -57,11 +57,15 @@ export const cliEntry = path.join(projectRoot, "src/programs/cli/main.ts")
 /** tsx's loader by absolute URL, so the CLI can run from any working directory. */
 export const tsxLoader = pathToFileURL(path.join(projectRoot, "node_modules/tsx/dist/loader.mjs")).href
 
-/** Runs the CLI in a real child process with `cwd` as its working directory and `input` on its stdin. */
-export const runCli = (options: { readonly cwd: string; readonly input?: string }, ...args: ReadonlyArray<string>) =>
+/** Runs the CLI in a real child process with `cwd` as its working directory, `input` on its stdin and `env` added to its environment. */
+export const runCli = (
+  options: { readonly cwd: string; readonly input?: string; readonly env?: Readonly<Record<string, string>> },
+  ...args: ReadonlyArray<string>
+) =>
   Effect.scoped(Effect.gen(function*() {
     const command = Command.make(process.execPath, "--import", tsxLoader, cliEntry, ...args).pipe(
-      Command.workingDirectory(options.cwd)
+      Command.workingDirectory(options.cwd),
+      Command.env(options.env ?? {})
     )
     const child = yield* Command.feed(command, options.input ?? "").pipe(Command.start)
     const [stdout, stderr, exitCode] = yield* Effect.all(

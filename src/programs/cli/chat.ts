@@ -8,13 +8,9 @@
  *
  * @module
  */
-import { Command } from "@effect/cli"
-import { Config as EffectConfig, Console, Effect, Layer, Option, type Redacted } from "effect"
-import type { ChatModelError } from "../../domain/errors.js"
+import { Console, Effect, Layer, Option } from "effect"
 import type { ChatMessage } from "../../domain/Message.js"
-import { ConfigurationError } from "../../domain/errors.js"
-import { Penalties } from "../../domain/Sampling.js"
-import * as ApprovalLive from "../../layers/approval/ApprovalLive.js"
+import { ConfigurationError, type ModelLoadError } from "../../domain/errors.js"
 import type { ApprovalRequest } from "../../layers/approval/ApprovalLive.js"
 import * as ClientLive from "../../layers/client/ClientLive.js"
 import * as LocalChatModel from "../../layers/model/LocalChatModel.js"
@@ -24,99 +20,43 @@ import * as RemoteSession from "../../layers/remoteSession/RemoteSession.js"
 import * as SessionStack from "../../layers/session/SessionStack.js"
 import { ChatModel } from "../../services/ChatModel.js"
 import { Session } from "../../services/Session.js"
-import * as Config from "./config.js"
-import { reportFailure } from "./failure.js"
-import { logging } from "./logging.js"
-import { fill, optionalField } from "./optionalField.js"
-import { mcpApiKey, parseMcpServer } from "./mcpServers.js"
-import { clientOverrides } from "./remoteFlags.js"
-import { chatFlags } from "./chatFlags.js"
 import { cmdLinesRule } from "./cmdLines.js"
-import { progressOption } from "./downloadProgress.js"
+import { reportFailure } from "./failure.js"
+import { narrowTools } from "./narrowTools.js"
 import { askWith, makeLineEditor, repl } from "./repl.js"
 import { loadSession, saveSession, sessionFileName } from "./sessionFile.js"
+import { type ParsedFlags, settingsFor } from "./settings/options.js"
+import { get, option, type Resolved } from "./settings/resolve.js"
+import * as Stack from "./settings/stack.js"
 import { Spinner } from "./spinner.js"
 import { askOnTerminal, renderTurn, TurnRenderer } from "./terminal.js"
-import * as ToolFlags from "./toolFlags.js"
 
-/** What the chat's flags parsed to. */
-export type Flags = Command.Command.ParseConfig<typeof chatFlags>
-
-const penalties = (flag: Flags) =>
-  Option.isNone(flag.repeatPenalty) && Option.isNone(flag.frequencyPenalty) && Option.isNone(flag.presencePenalty)
-    ? undefined
-    : new Penalties({
-      repeatPenalty: Option.getOrElse(flag.repeatPenalty, () => Penalties.default.repeatPenalty),
-      frequencyPenalty: Option.getOrElse(flag.frequencyPenalty, () => Penalties.default.frequencyPenalty),
-      presencePenalty: Option.getOrElse(flag.presencePenalty, () => Penalties.default.presencePenalty)
-    })
-
-/** The model the flags name: local with `--model`, else remote (`--url` or `EASYAI_URL`). */
-const modelLayer = (flag: Flags): Layer.Layer<ChatModel, ChatModelError | ConfigurationError | unknown> => {
-  const penalty = penalties(flag)
-  if (Option.isSome(flag.model)) {
-    return LocalChatModel.layerFrom({
-      modelPath: flag.model.value,
-      ...progressOption(),
-      ...optionalField("contextSize", flag.ctx),
-      ...optionalField("threads", flag.threads),
-      ...(penalty === undefined ? {} : { penalties: penalty })
-    })
-  }
-  const overrides = clientOverrides(flag)
-  return RemoteChatModel.layer.pipe(Layer.provide(ClientLive.layerConfig({
-    ...overrides,
-    ...(flag.noPromptProgress ? { promptProgress: false } : {}),
-    ...(penalty === undefined ? {} : { penalties: penalty })
-  })))
-}
+/** The model the settings name: local with `model`, else the server at `url`. */
+const modelLayer = (settings: Resolved): Layer.Layer<ChatModel, ModelLoadError | ConfigurationError> =>
+  Option.match(option(settings, "model"), {
+    // Only the ChatModel goes on: the engine behind it stays inside.
+    onSome: (modelPath) => Layer.effect(ChatModel, ChatModel).pipe(Layer.provide(LocalChatModel.layerFrom(Stack.engineConfig(settings, modelPath)))),
+    onNone: () =>
+      Layer.unwrapEffect(Effect.map(Stack.serverUrl(settings), (url) =>
+        RemoteChatModel.layer.pipe(Layer.provide(ClientLive.layer(Stack.clientConfig(settings, url))))))
+  })
 
 /** Who confirms a tool call that no flag or pattern approved: the person at the terminal. */
 type Ask = (request: ApprovalRequest) => Effect.Effect<boolean>
 
-/** The whole stack for the flags, on `model`, which it provides too (built once: a Layer is shared within one graph). */
-const stackLayer = <E>(
-  flag: Flags,
-  model: Layer.Layer<ChatModel, E>,
-  mcpKey: Option.Option<Redacted.Redacted<string>>,
-  ask: Ask | undefined,
-  history: ReadonlyArray<ChatMessage> = []
-) =>
-  Layer.merge(model, SessionStack.layer({
-    model,
-    toolMode: Option.getOrElse(flag.toolsMode, () => "split" as const),
-    approval: flag.yes
-      ? ApprovalLive.autoApprove
-      : ApprovalLive.policy({
-        autoApproveLocal: true,
-        // In the hybrid shell the model's commands run in the user's own directory: each is confirmed, unless auto-approved.
-        ...(flag.shell ? { confirmLocal: ["bash"] } : {}),
-        autoApprove: ToolFlags.names(flag.autoApprove),
-        ...(ask === undefined ? {} : { ask })
-      }),
-    ...ToolFlags.hostOption(flag),
-    ...ToolFlags.webOption(flag),
-    ...optionalField("memory", flag.memory),
-    ...Option.match(flag.skills, { onNone: () => ({}), onSome: (dir) => ({ skills: { directories: [dir] } }) }),
-    ...(flag.noPlan ? { plan: false } : {}),
-    // The remote chat's default toolset has the system_* tools, as the reference's remote CLI does.
-    ...(Option.isNone(flag.model) ? { system: true } : {}),
-    ...(flag.mcp.length === 0 ? {} : { mcp: { servers: flag.mcp.map((text) => parseMcpServer(text, mcpKey)) } }),
-    session: {
+/** The whole stack for the settings, on `model`, which it provides too (built once: a Layer is shared within one graph). */
+const stackLayer = <E>(settings: Resolved, model: Layer.Layer<ChatModel, E>, ask: Ask | undefined, history: ReadonlyArray<ChatMessage> = []) =>
+  Layer.unwrapEffect(Effect.map(
+    Stack.stackOptions(settings, {
+      model,
+      approval: Stack.approval(settings, ask),
       history,
-      ...(flag.noTools ? { withDefaultTools: false } : {}),
-      noBuiltinSystem: flag.noBuiltinSystem,
-      ...(flag.shell ? { systemAppend: [cmdLinesRule] } : {}),
-      ...optionalField("system", Option.orElse(flag.system, () => Option.map(flag.systemFile, ([, text]) => text))),
-      ...optionalField("preset", flag.preset),
-      sampling: {
-        ...optionalField("temperature", flag.temperature),
-        ...optionalField("topP", flag.topP),
-        ...optionalField("topK", flag.topK),
-        ...optionalField("minP", flag.minP)
-      }
-    }
-  }))
+      // The remote chat's default toolset has the system_* tools, as the reference's remote CLI does.
+      system: Option.isNone(option(settings, "model")),
+      ...(get(settings, "shell") === true ? { systemAppend: [cmdLinesRule] } : {})
+    }),
+    (options) => Layer.merge(model, SessionStack.layer(options))
+  ))
 
 /**
  * The stack of `--remote-agent`: the session is the server's (its loop, its
@@ -125,99 +65,39 @@ const stackLayer = <E>(
  * --auto-approve are asked through `ask`: the server's tools were not chosen
  * by this command line.
  */
-const remoteAgentLayer = (flag: Flags, ask: Ask | undefined) =>
+const remoteAgentLayer = (settings: Resolved, ask: Ask | undefined) =>
   Layer.unwrapEffect(Effect.gen(function*() {
-    const url = Option.isSome(flag.url) ? flag.url.value : yield* EffectConfig.string("EASYAI_URL")
-    const key = Option.isSome(flag.apiKey) ? flag.apiKey : yield* EffectConfig.option(EffectConfig.redacted("EASYAI_API_KEY"))
-    const tls = clientOverrides(flag).tls
-    const local: Flags = { ...flag, noTools: true, mcp: [], sandbox: Option.none(), allowBash: false, externalTools: Option.none(), memory: Option.none(), skills: Option.none() }
+    const client = Stack.clientConfig(settings, yield* Stack.serverUrl(settings))
     const remote = RemoteSession.layer({
-      url,
-      ...(tls === undefined ? {} : { tls }),
-      ...Option.match(key, { onNone: () => ({}), onSome: (apiKey) => ({ apiKey }) }),
-      approval: flag.yes
-        ? ApprovalLive.autoApprove
-        : ApprovalLive.policy({ autoApprove: ToolFlags.names(flag.autoApprove), ...(ask === undefined ? {} : { ask }) })
+      url: client.baseUrl,
+      ...(client.tls === undefined ? {} : { tls: client.tls }),
+      ...(client.apiKey === undefined ? {} : { apiKey: client.apiKey }),
+      approval: Stack.approval(settings, ask)
     })
-    // The remote session overrides the local one the filler stack provides.
-    return Layer.merge(stackLayer(local, modelLayer(flag), Option.none(), undefined), remote)
+    // The remote session overrides the local one the filler stack provides, which has no tools of its own.
+    const model = modelLayer(settings)
+    const filler = Layer.merge(model, SessionStack.layer({ model, session: { withDefaultTools: false }, plan: false }))
+    return Layer.merge(filler, remote)
   }))
 
-/** The stack the flags ask for: a local session on `--model` or `--url`, or the server's agent with `--remote-agent`. */
-const sessionLayer = (
-  flag: Flags,
-  mcpKey: Option.Option<Redacted.Redacted<string>>,
-  ask: Ask | undefined,
-  history: ReadonlyArray<ChatMessage>
-) => (flag.remoteAgent ? remoteAgentLayer(flag, ask) : stackLayer(flag, modelLayer(flag), mcpKey, ask, history))
+/** The stack the settings ask for: a local session on `--model` or `--url`, or the server's agent with `--remote-agent`. */
+const sessionLayer = (settings: Resolved, ask: Ask | undefined, history: ReadonlyArray<ChatMessage>) =>
+  get(settings, "remoteAgent") === true ? remoteAgentLayer(settings, ask) : stackLayer(settings, modelLayer(settings), ask, history)
 
-/**
- * The flags with the settings file's values filled in where a flag was not
- * given: flags > the matching `[MODEL_<pattern>]` > `[ENGINE]` / `[cli]` >
- * the environment (read later, by the client) > defaults.
- */
-const withConfig = (flag: Flags, config: Config.ConfigFile, engine: Config.EngineSettings): Flags => {
-  const cli = config.cli
-  return {
-    ...ToolFlags.withCliTools(flag, cli),
-    model: fill(flag.model, cli.model),
-    url: fill(flag.url, cli.url),
-    apiKey: fill(flag.apiKey, cli.apiKey),
-    modelName: fill(flag.modelName, cli.modelName),
-    timeout: fill(flag.timeout, cli.timeout),
-    httpRetries: fill(flag.httpRetries, cli.httpRetries),
-    preset: fill(flag.preset, engine.preset),
-    temperature: fill(flag.temperature, engine.temperature),
-    topP: fill(flag.topP, engine.topP),
-    topK: fill(flag.topK, engine.topK),
-    minP: fill(flag.minP, engine.minP),
-    repeatPenalty: fill(flag.repeatPenalty, engine.repeatPenalty),
-    frequencyPenalty: fill(flag.frequencyPenalty, engine.frequencyPenalty),
-    presencePenalty: fill(flag.presencePenalty, engine.presencePenalty),
-    maxTokens: fill(flag.maxTokens, engine.maxTokens),
-    ctx: fill(flag.ctx, engine.context),
-    threads: fill(flag.threads, engine.threads),
-    autoApprove: fill(flag.autoApprove, cli.autoApprove?.join(",")),
-    yes: flag.yes || cli.yes === true,
-    shell: flag.shell || cli.shell === true,
-    verbose: flag.verbose || cli.verbose === true,
-    logFile: fill(flag.logFile, cli.logFile),
-    noReasoning: flag.noReasoning || cli.reasoning === false,
-    noAutoCompress: flag.noAutoCompress || cli.autoCompress === false,
-    noPromptProgress: flag.noPromptProgress || cli.promptProgress === false
-  }
-}
-
-/** The flags after the settings file: its warnings logged, its model section matched. */
-const settled = (flag: Flags) =>
-  Effect.gen(function*() {
-    const config = yield* Config.readSettings(flag.config)
-    const model = Option.orElse(flag.model, () => Option.fromNullable(config.cli.model))
-    const engine = Option.isSome(model) ? (yield* Config.modelSettings(config, model.value)).settings : config.engine
-    return shellImplies(withConfig(flag, config, engine))
-  })
-
-/** `--shell` gives the model bash, in `--sandbox` or else the directory the shell starts in. */
-const shellImplies = (flag: Flags): Flags =>
-  flag.shell ? { ...flag, allowBash: true, sandbox: Option.orElse(flag.sandbox, () => Option.some(process.cwd())) } : flag
-
-/** The prompt of a one-shot run: `-p`, else all of stdin when it is not a terminal. */
-const readStdin = Effect.async<string>((resume) => {
-  const chunks: Array<Buffer> = []
-  process.stdin.on("data", (chunk: Buffer) => chunks.push(chunk))
-  process.stdin.once("end", () => resume(Effect.succeed(Buffer.concat(chunks).toString("utf8"))))
-})
-
-/**
- * Saves the conversation after a change, unless --no-local-session, in the
- * directory easyai started in: where `--continue` looks, even after the
- * hybrid shell's `cd`.
- */
-const saver = (flag: Flags) => {
-  const directory = process.cwd()
-  return flag.noLocalSession
-    ? Effect.void
-    : Effect.flatMap(Session, (session) => Effect.flatMap(session.history, (history) => saveSession(directory, history)))
+/** `--remote-agent` drives a server's session: it needs the server and takes nothing that is only local. */
+const checkRemoteAgent = (settings: Resolved) => {
+  const local = [
+    ["--model", Option.isSome(option(settings, "model"))],
+    ["--continue", get(settings, "continue") === true],
+    ["--shell", get(settings, "shell") === true],
+    ["--sandbox", Option.isSome(option(settings, "sandbox"))],
+    ["--allow-bash", get(settings, "allowBash") === true],
+    ["--mcp", (get(settings, "mcp") ?? []).length > 0]
+  ] as const
+  const given = local.filter(([, on]) => on).map(([name]) => name)
+  return given.length > 0
+    ? new ConfigurationError({ message: `--remote-agent runs the server's agent with the server's tools and session: drop ${given.join(", ")}` })
+    : Effect.void
 }
 
 /**
@@ -238,44 +118,84 @@ const secondInterruptExits = Effect.acquireRelease(
   (onSignal) => Effect.sync(() => process.off("SIGINT", onSignal))
 )
 
-/** One turn, rendered. */
-const answerOnce = (flag: Flags, prompt: string, spinner: Spinner) =>
+/** `--shell` gives the model bash, in `--sandbox` or else the directory the shell starts in. */
+const shellImplies = (settings: Resolved): Resolved => {
+  if (get(settings, "shell") !== true) return settings
+  const values = new Map(settings.values)
+  values.set("allowBash", { value: true, origin: { _tag: "Flag", flag: "--shell" } })
+  if (!values.has("sandbox")) values.set("sandbox", { value: process.cwd(), origin: { _tag: "Flag", flag: "--shell" } })
+  return { ...settings, values }
+}
+
+/** The prompt of a one-shot run: `-p`, else all of stdin when it is not a terminal. */
+const readStdin = Effect.async<string>((resume) => {
+  const chunks: Array<Buffer> = []
+  process.stdin.on("data", (chunk: Buffer) => chunks.push(chunk))
+  process.stdin.once("end", () => resume(Effect.succeed(Buffer.concat(chunks).toString("utf8"))))
+})
+
+/**
+ * Saves the conversation after a change, unless --no-local-session, in the
+ * directory easyai started in: where `--continue` looks, even after the
+ * hybrid shell's `cd`.
+ */
+const saver = (settings: Resolved) => {
+  const directory = process.cwd()
+  return get(settings, "localSession") === false
+    ? Effect.void
+    : Effect.flatMap(Session, (session) => Effect.flatMap(session.history, (history) => saveSession(directory, history)))
+}
+
+const maxTokens = (settings: Resolved) => Stack.optionalField("maxTokens", option(settings, "maxTokens"))
+
+/** The registry narrowed to `--tools`, and the system prompt's catalogue with it. */
+const narrowed = (settings: Resolved) =>
   Effect.gen(function*() {
-    yield* ToolFlags.narrowTools(flag.tools)
+    const tools = option(settings, "tools")
+    yield* narrowTools(tools)
+    if (Option.isSome(tools)) yield* Effect.flatMap(Session, (session) => session.refreshSystem)
+  })
+
+/** One turn, rendered. */
+const answerOnce = (settings: Resolved, prompt: string, spinner: Spinner) =>
+  Effect.gen(function*() {
+    yield* narrowed(settings)
     const session = yield* Session
-    // The catalogue in the prompt follows the narrowed registry.
-    if (Option.isSome(flag.tools)) yield* session.refreshSystem
-    const renderer = new TurnRenderer({ noReasoning: flag.noReasoning, promptProgress: !flag.noPromptProgress, spinner })
-    yield* renderTurn(session.stream(prompt, optionalField("maxTokens", flag.maxTokens)), renderer, saver(flag))
+    const renderer = new TurnRenderer({
+      noReasoning: get(settings, "reasoning") === false,
+      promptProgress: get(settings, "promptProgress") !== false,
+      spinner
+    })
+    yield* renderTurn(session.stream(prompt, maxTokens(settings)), renderer, saver(settings))
   })
 
 /** The interactive chat or hybrid shell. */
-const interactively = (flag: Flags, mcpKey: Option.Option<Redacted.Redacted<string>>, history: ReadonlyArray<ChatMessage>) =>
+const interactively = (settings: Resolved, history: ReadonlyArray<ChatMessage>) =>
   Effect.gen(function*() {
     const editor = yield* makeLineEditor
     const spinner = new Spinner()
+    const shell = get(settings, "shell") === true
     yield* Effect.gen(function*() {
-      yield* ToolFlags.narrowTools(flag.tools)
-      if (Option.isSome(flag.tools)) yield* Effect.flatMap(Session, (session) => session.refreshSystem)
+      yield* narrowed(settings)
       if (history.length > 0) yield* Console.log(`(continuing: ${history.length} messages from ./${sessionFileName})`)
       const model = yield* Effect.flatMap(ChatModel, (chatModel) => chatModel.info)
       const context = model.contextSize === undefined ? "" : `, ctx ${model.contextSize}`
       yield* Console.error(`easyai · ${model.name} (${model.backend}${context}) · /help for commands, Ctrl+D to leave`)
-      if (flag.shell) yield* Console.error("Commands run in your $SHELL; start a line with > to ask the model.")
+      if (shell) yield* Console.error("Commands run in your $SHELL; start a line with > to ask the model.")
       const remote = yield* Effect.serviceOption(RemoteSession.RemoteSession)
       if (Option.isSome(remote)) yield* Console.error(`The server's agent runs this chat: session ${remote.value.id}.`)
       yield* repl(editor, {
-        ...optionalField("contextSize", Option.fromNullable(model.contextSize)),
-        noReasoning: flag.noReasoning,
-        promptProgress: !flag.noPromptProgress,
-        autoCompress: !flag.noAutoCompress,
-        shell: flag.shell,
+        ...Stack.optionalField("contextSize", Option.fromNullable(model.contextSize)),
+        noReasoning: get(settings, "reasoning") === false,
+        promptProgress: get(settings, "promptProgress") !== false,
+        autoCompress: get(settings, "autoCompress") !== false,
+        shell,
         spinner,
-        ...optionalField("maxTokens", flag.maxTokens),
-        changed: saver(flag)
+        ...maxTokens(settings),
+        changed: saver(settings)
       })
     }).pipe(
-      Effect.provide(sessionLayer(flag, mcpKey, askWith(editor.readline, spinner), history)),
+      Effect.provide(sessionLayer(settings, askWith(editor.readline, spinner), history)),
       Effect.ensuring(Effect.sync(() => {
         spinner.clear()
         editor.readline.close()
@@ -284,67 +204,53 @@ const interactively = (flag: Flags, mcpKey: Option.Option<Redacted.Redacted<stri
   })
 
 /** The chat's handler. */
-export const chat = (given: Flags) =>
+export const chat = (flags: ParsedFlags) =>
   Effect.gen(function*() {
-    const flag = yield* settled(given)
-    return yield* run(flag).pipe(
+    const settings = shellImplies(yield* settingsFor("chat", flags))
+    return yield* run(settings).pipe(
       // The one-line report comes after; the cause in full is a debug line (on stderr with --verbose, in the log file).
       Effect.tapErrorCause((cause) => Effect.logDebug("failed", cause)),
-      Effect.provide(logging({ verbose: flag.verbose, ...optionalField("logFile", flag.logFile) }))
+      Effect.provide(Stack.loggingLayer(settings))
     )
   }).pipe(reportFailure("easyai"))
 
-/** `--remote-agent` drives a server's session: it needs the server and takes nothing that is only local. */
-const checkRemoteAgent = (flag: Flags) => {
-  const local = [
-    ["--model", Option.isSome(flag.model)],
-    ["--continue", flag.continue],
-    ["--shell", flag.shell],
-    ["--sandbox", Option.isSome(flag.sandbox)],
-    ["--allow-bash", flag.allowBash],
-    ["--mcp", flag.mcp.length > 0]
-  ] as const
-  const given = local.filter(([, on]) => on).map(([name]) => name)
-  return given.length > 0
-    ? new ConfigurationError({ message: `--remote-agent runs the server's agent with the server's tools and session: drop ${given.join(", ")}` })
-    : Effect.void
-}
-
-/** The chat for settled flags: the system prompt shown, one answer, or the interactive chat. */
-const run = (flag: Flags) =>
+/** The chat for its settings: the system prompt shown, one answer, or the interactive chat. */
+const run = (settings: Resolved) =>
   Effect.gen(function*() {
-    yield* ToolFlags.checkHostFlags(flag)
-    const mcpKey = yield* mcpApiKey
-    if (flag.showSystemPrompt && flag.remoteAgent) {
+    yield* Stack.checkCombinations(settings)
+    const remoteAgent = get(settings, "remoteAgent") === true
+    if (remoteAgent) yield* checkRemoteAgent(settings)
+    if (get(settings, "showSystemPrompt") === true && remoteAgent) {
       // The server's agent composes its own prompt: ask a session of it, then end that session.
       return yield* Effect.gen(function*() {
         yield* Console.log(yield* (yield* Session).renderSystem)
         yield* (yield* RemoteSession.RemoteSession).close
-      }).pipe(Effect.provide(remoteAgentLayer(flag, undefined)))
+      }).pipe(Effect.provide(remoteAgentLayer(settings, undefined)))
     }
-    if (flag.showSystemPrompt) {
-      return yield* ToolFlags.narrowTools(flag.tools).pipe(
+    if (get(settings, "showSystemPrompt") === true) {
+      return yield* narrowTools(option(settings, "tools")).pipe(
         Effect.zipRight(Effect.flatMap(Session, (session) => Effect.flatMap(session.renderSystem, Console.log))),
-        Effect.provide(stackLayer(flag, NoChatModel.layer("pass --model or --url to chat"), mcpKey, undefined))
+        Effect.provide(stackLayer(settings, NoChatModel.layer("pass --model or --url to chat"), undefined))
       )
     }
-    const interactive = Option.isNone(flag.prompt) && process.stdin.isTTY === true
-    if (flag.shell && !interactive) {
+    const shell = get(settings, "shell") === true
+    const flagPrompt = option(settings, "prompt")
+    const interactive = Option.isNone(flagPrompt) && process.stdin.isTTY === true
+    if (shell && !interactive) {
       return yield* new ConfigurationError({ message: "--shell is interactive: it needs a terminal and no -p" })
     }
-    const prompt = Option.isSome(flag.prompt) ? flag.prompt.value : interactive ? "" : yield* readStdin
+    const prompt = Option.isSome(flagPrompt) ? flagPrompt.value : interactive ? "" : yield* readStdin
     if (!interactive && prompt.trim() === "") return yield* new ConfigurationError({ message: "the prompt is empty" })
-    if (Option.isNone(flag.model) && Option.isNone(flag.url) && (process.env["EASYAI_URL"] ?? "") === "") {
+    if (Option.isNone(option(settings, "model")) && Option.isNone(option(settings, "url"))) {
       return yield* new ConfigurationError({ message: "no model: pass --model FILE for a local model or --url URL for a server" })
     }
-    if (flag.remoteAgent) yield* checkRemoteAgent(flag)
-    const history = flag.continue ? yield* loadSession(process.cwd()) : []
-    if (interactive) return yield* interactively(flag, mcpKey, history)
+    const history = get(settings, "continue") === true ? yield* loadSession(process.cwd()) : []
+    if (interactive) return yield* interactively(settings, history)
     const spinner = new Spinner()
     const ask = process.stdin.isTTY ? askOnTerminal(spinner) : undefined
     // From before the model loads: a load or a stop that hangs can be left with a second Ctrl+C.
     yield* Effect.scoped(Effect.zipRight(
       secondInterruptExits,
-      answerOnce(flag, prompt, spinner).pipe(Effect.provide(sessionLayer(flag, mcpKey, ask, history)))
+      answerOnce(settings, prompt, spinner).pipe(Effect.provide(sessionLayer(settings, ask, history)))
     ))
   })

@@ -22,10 +22,15 @@ import { Array as Arr, Effect, Option, Predicate, Schema } from "effect"
 /** The flags a command takes: each name and alias (`--model`, `-m`), lower-cased, and whether a value follows it. */
 export type FlagTable = ReadonlyMap<string, boolean>
 
+/** The flags that may stand once, each spelling (lower-cased) to its option's first name: `-m` → `--model`. */
+export type OnceTable = ReadonlyMap<string, string>
+
 /** A command by name with the flags it takes. */
 export interface Accepting {
   readonly name: string
   readonly flags: FlagTable
+  /** The flags given at most once; none when left out. */
+  readonly once?: OnceTable
 }
 
 /** A command line refused before anything runs: the flag, and the command it was given to. */
@@ -34,14 +39,18 @@ export class CommandLineError extends Schema.TaggedError<CommandLineError>()("Co
   command: Schema.String,
   /** The flag as given, without any `=value`. */
   flag: Schema.String,
-  /** Unknown to the command; one it takes but placed before its name; or several short flags run together. */
-  reason: Schema.Literal("Unknown", "BeforeCommand", "Clustered")
+  /** Unknown to the command; one it takes but placed before its name; several short flags run together; or a flag whose value is missing. */
+  reason: Schema.Literal("Unknown", "BeforeCommand", "Clustered", "MissingValue", "Repeated")
 }) {
   override get message(): string {
     const help = `(see ${this.command} --help)`
     switch (this.reason) {
       case "Unknown":
         return `unknown flag ${this.flag} ${help}`
+      case "Repeated":
+        return `${this.flag} is given twice: give it once ${help}`
+      case "MissingValue":
+        return `${this.flag} needs a value ${help}`
       case "BeforeCommand":
         return `${this.flag} must come after "${this.command.split(" ").at(-1)}" ${help}`
       case "Clustered":
@@ -52,16 +61,18 @@ export class CommandLineError extends Schema.TaggedError<CommandLineError>()("Co
   }
 }
 
-const namedIn = (usage: Usage.Usage): ReadonlyArray<Usage.Named> => {
+/** The named options of a usage, and whether each may be repeated. */
+const namedIn = (usage: Usage.Usage, repeated = false): ReadonlyArray<readonly [Usage.Named, boolean]> => {
   switch (usage._tag) {
     case "Named":
-      return [usage]
+      return [[usage, repeated]]
     case "Optional":
+      return namedIn(usage.usage, repeated)
     case "Repeated":
-      return namedIn(usage.usage)
+      return namedIn(usage.usage, true)
     case "Concat":
     case "Alternation":
-      return [...namedIn(usage.left), ...namedIn(usage.right)]
+      return [...namedIn(usage.left, repeated), ...namedIn(usage.right, repeated)]
     case "Empty":
     case "Mixed":
       return []
@@ -70,20 +81,41 @@ const namedIn = (usage: Usage.Usage): ReadonlyArray<Usage.Named> => {
 
 /** The table of one `Options` value, from its usage (what `--help` prints). */
 const tableOf = (options: Options.Options<unknown>): Array<readonly [string, boolean]> =>
-  namedIn(Options.getUsage(options)).flatMap((named) =>
+  namedIn(Options.getUsage(options)).flatMap(([named]) =>
     named.names.map((name) => [name.toLowerCase(), Option.isSome(named.acceptedValues)] as const)
   )
 
-const entriesOf = (config: unknown): Array<readonly [string, boolean]> => {
-  if (Options.isOptions(config)) return tableOf(config)
+/** The once-only flags of one `Options` value, each spelling to the option's first name. */
+const onceOf = (options: Options.Options<unknown>): Array<readonly [string, string]> =>
+  namedIn(Options.getUsage(options)).flatMap(([named, repeated]) =>
+    repeated ? [] : named.names.map((name) => [name.toLowerCase(), named.names[0] ?? name] as const)
+  )
+
+const entriesOf = <A>(read: (options: Options.Options<unknown>) => Array<A>) => (config: unknown): Array<A> => {
+  if (Options.isOptions(config)) return read(config)
   if (Args.isArgs(config)) return []
-  if (Array.isArray(config)) return config.flatMap(entriesOf)
-  if (Predicate.isRecord(config)) return Object.values(config).flatMap(entriesOf)
+  if (Array.isArray(config)) return config.flatMap(entriesOf(read))
+  if (Predicate.isRecord(config)) return Object.values(config).flatMap(entriesOf(read))
   return []
 }
 
 /** The flags of a command's config, the record `Command.make` takes (its `Args` are not flags). */
-export const flagTable = (config: Command.Command.Config): FlagTable => new Map(entriesOf(config))
+export const flagTable = (config: Command.Command.Config): FlagTable => new Map(entriesOf(tableOf)(config))
+
+/** The flags of a command's config that may stand once. */
+export const onceTable = (config: Command.Command.Config): OnceTable => new Map(entriesOf(onceOf)(config))
+
+/** The second of two spellings of one once-only flag among `flags`, if any. */
+const repeatedIn = (command: string, flags: ReadonlyArray<string>, once: OnceTable | undefined): Option.Option<CommandLineError> => {
+  const seen = new Set<string>()
+  for (const flag of flags) {
+    const option = once?.get(flag.toLowerCase())
+    if (option === undefined) continue
+    if (seen.has(option)) return Option.some(new CommandLineError({ command, flag, reason: "Repeated" }))
+    seen.add(option)
+  }
+  return Option.none()
+}
 
 /** `--help`, `-h`, `--version`, `--wizard`, `--completions`, `--log-level`: every command takes them. */
 export const builtInFlags = (command: Descriptor<unknown>): FlagTable =>
@@ -121,6 +153,15 @@ const flagsIn = (tokens: ReadonlyArray<string>, known: FlagTable): Array<string>
 const isCluster = (flag: string, known: FlagTable): boolean =>
   /^-[^-]{2,}$/.test(flag) && [...flag.slice(1)].every((letter) => known.has(`-${letter}`.toLowerCase()))
 
+/** The first flag among `tokens` that takes a value but ends the command line (or stands before `--`) without one. */
+const missingValue = (command: string, tokens: ReadonlyArray<string>, known: FlagTable): Option.Option<CommandLineError> => {
+  const end = tokens.indexOf("--")
+  const last = (end < 0 ? tokens : tokens.slice(0, end)).at(-1)
+  return last !== undefined && known.get(last.toLowerCase()) === true
+    ? Option.some(new CommandLineError({ command, flag: last, reason: "MissingValue" }))
+    : Option.none()
+}
+
 const refuse = (command: string, known: FlagTable) => (flag: string): Option.Option<CommandLineError> => {
   if (known.has(flag.toLowerCase())) return Option.none()
   return Option.some(new CommandLineError({ command, flag, reason: isCluster(flag, known) ? "Clustered" : "Unknown" }))
@@ -150,7 +191,11 @@ export const chooseCommand = <S extends Accepting>(
   const subcommand = subcommands.find((candidate) => candidate.name === argv[at])
   if (subcommand === undefined) {
     const known = new Map([...builtIns, ...root.flags])
-    return Option.match(Arr.findFirst(flagsIn(argv, known), (flag) => refuse(root.name, known)(flag)), {
+    const flags = flagsIn(argv, known)
+    const refused = Option.orElse(Arr.findFirst(flags, (flag) => refuse(root.name, known)(flag)), () => missingValue(root.name, argv, known)).pipe(
+      Option.orElse(() => repeatedIn(root.name, flags, root.once))
+    )
+    return Option.match(refused, {
       onNone: () => Effect.succeed({ _tag: "Root" as const }),
       onSome: Effect.fail
     })
@@ -163,7 +208,12 @@ export const chooseCommand = <S extends Accepting>(
     return refuse(command, known)(flag)
   }
   const before = Arr.findFirst(flagsIn(argv.slice(0, at), builtIns), misplaced)
-  const after = Option.orElse(before, () => Arr.findFirst(flagsIn(argv.slice(at + 1), known), refuse(command, known)))
+  const rest = argv.slice(at + 1)
+  const given = flagsIn(rest, known)
+  const after = Option.orElse(before, () => Arr.findFirst(given, refuse(command, known))).pipe(
+    Option.orElse(() => missingValue(command, rest, known)),
+    Option.orElse(() => repeatedIn(command, given, subcommand.once))
+  )
   return Option.match(after, {
     onNone: () => Effect.succeed({ _tag: "Subcommand" as const, subcommand }),
     onSome: Effect.fail

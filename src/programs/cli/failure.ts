@@ -26,13 +26,19 @@ export const describeFailure = (error: unknown): string => {
   return text.split("\n").map((line) => line.trim()).filter((line) => line !== "").join(" ")
 }
 
-/** Reports a failure of `effect` as `<command>: <what went wrong>` and sets the exit code. */
+/** The exit code of a command line that cannot run as written: a flag, a value, a settings file. */
+export const usageExitCode = 2
+
+const isUsageError = (error: unknown): boolean =>
+  typeof error === "object" && error !== null && "_tag" in error && (error._tag === "SettingsError" || error._tag === "CommandLineError")
+
+/** Reports a failure of `effect` as `<command>: <what went wrong>` and sets the exit code: 2 for a usage error, else 1. */
 export const reportFailure = (command: string) =>
 <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A | void, never, R> =>
   Effect.catchAll(effect, (error) =>
     Effect.zipRight(
       Console.error(`${command}: ${describeFailure(error)}`),
       Effect.sync(() => {
-        process.exitCode = 1
+        process.exitCode = isUsageError(error) ? usageExitCode : 1
       })
     ))

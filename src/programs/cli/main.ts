@@ -8,12 +8,16 @@ import { Command, ValidationError } from "@effect/cli"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { defaultTeardown, type Teardown } from "@effect/platform/Runtime"
-import { Array as Arr, Effect, Logger } from "effect"
+import { Array as Arr, Console, Effect, Logger } from "effect"
+import { PresetName } from "../../domain/Sampling.js"
 import { stderrLogger } from "./logging.js"
 import { version } from "../version.js"
 import { builtInFlags, chooseCommand } from "./commandLine.js"
-import { root, subcommands } from "./commands.js"
-import { reportFailure } from "./failure.js"
+import { configProgram, root, subcommands } from "./commands.js"
+import { reportFailure, usageExitCode } from "./failure.js"
+import { colourFor, renderHelp } from "./settings/help.js"
+import { longSingleDashAliases } from "./settings/options.js"
+import type { Program } from "./settings/Setting.js"
 
 // A listener stays on SIGINT/SIGTERM for the whole run. NodeRuntime.runMain stops the program
 // gracefully on the first signal and then removes its own listener; a library loaded later
@@ -33,7 +37,16 @@ const app = { name: "easyai", version }
 const exitOnFailure: Teardown = (exit, onExit) =>
   defaultTeardown(exit, (code) => onExit(code !== 0 ? code : typeof process.exitCode === "number" ? process.exitCode : 0))
 
-/** `easyai` with every subcommand: what runs when no subcommand is named, so `--help` lists them all. */
+/** llama.cpp's spellings (`-ngl`, `-fa`, `-ctk`) as `@effect/cli` reads them: `--ngl`, `--fa`, `--ctk`. */
+const normalized = (argv: ReadonlyArray<string>): ReadonlyArray<string> => {
+  const end = argv.indexOf("--")
+  return argv.map((token, index) => ((end < 0 || index < end) && longSingleDashAliases.has(token) ? `-${token}` : token))
+}
+
+const args = normalized(process.argv.slice(2))
+const argv = [...process.argv.slice(0, 2), ...args]
+
+/** `easyai` with every subcommand: what runs when no subcommand is named, so `--completions` knows them all. */
 const whole = Command.run(root.command.pipe(Command.withSubcommands(Arr.map(subcommands, (subcommand) => subcommand.command))), app)
 
 /**
@@ -42,17 +55,68 @@ const whole = Command.run(root.command.pipe(Command.withSubcommands(Arr.map(subc
  * root's (the chat's) flags and then drops it; under a bare root a leftover
  * can only be refused.
  */
-const alone = (subcommand: (typeof subcommands)[number]) =>
-  Command.run(Command.make(app.name).pipe(Command.withSubcommands([subcommand.command])), app)
+const alone = (command: (typeof subcommands)[number]["command"] | ReturnType<typeof configProgram>["command"]) =>
+  Command.run(Command.make(app.name).pipe(Command.withSubcommands([command])), app)
 
-chooseCommand(process.argv.slice(2), root, subcommands, builtInFlags(root.command.descriptor)).pipe(
-  Effect.flatMap((chosen) => chosen._tag === "Root" ? whole(process.argv) : alone(chosen.subcommand)(process.argv)),
+const wantsHelp = (tokens: ReadonlyArray<string>): boolean => {
+  const end = tokens.indexOf("--")
+  return (end < 0 ? tokens : tokens.slice(0, end)).some((token) => token === "--help" || token === "-h")
+}
+
+const printHelp = (text: string) => Console.log(text)
+
+const configHelp = [
+  { name: "--json", description: "Print JSON instead of a table." },
+  { name: "--check", description: "Also load the external tool manifests and the skills; exit 1 on any problem." }
+]
+
+/** `easyai config [COMMAND] [FLAGS…]`: COMMAND is chat (the default), serve, mcp, tools, or a management command. */
+const runConfig = (rest: ReadonlyArray<string>) => {
+  const named = subcommands.find((subcommand) => subcommand.name === rest[0])
+  const program: Program = named?.settings ?? "chat"
+  const tokens = named === undefined ? rest : rest.slice(1)
+  const config = configProgram(program)
+  const title = `easyai config${named === undefined ? "" : ` ${named.name}`}`
+  if (wantsHelp(tokens)) {
+    return printHelp(renderHelp({ command: title, description: config.description, program, extraFlags: configHelp }, colourFor(process.stdout)))
+  }
+  const configRoot = { name: title, flags: config.flags, once: config.once }
+  return chooseCommand(tokens, configRoot, [], builtInFlags(root.command.descriptor)).pipe(
+    Effect.flatMap(() => alone(config.command)([...process.argv.slice(0, 2), "config", ...tokens]))
+  )
+}
+
+/** The help of the command `args` names. */
+const help = () => {
+  const named = subcommands.find((subcommand) => args.includes(subcommand.name))
+  const colour = colourFor(process.stdout)
+  if (named === undefined) {
+    const commands = [...subcommands.map(({ description, name }) => ({ name, description })), {
+      name: "config",
+      description: configProgram("chat").description
+    }]
+    return printHelp(renderHelp({ command: "easyai", description: root.description, program: "chat", commands }, colour))
+  }
+  const subject = { command: `easyai ${named.name}`, description: named.description, program: named.settings }
+  // The one positional argument of any command: the preset's name.
+  return printHelp(renderHelp(named.name === "preset" ? { ...subject, arguments: PresetName.literals.join("|") } : subject, colour))
+}
+
+const run = args[0] === "config"
+  ? runConfig(args.slice(1))
+  : wantsHelp(args) && !args.includes("--completions")
+  ? help()
+  : chooseCommand(args, root, subcommands, builtInFlags(root.command.descriptor)).pipe(
+    Effect.flatMap((chosen) => (chosen._tag === "Root" ? whole(argv) : alone(chosen.subcommand.command)(argv)))
+  )
+
+run.pipe(
   // One line naming the flag and the command; nothing has been loaded or started.
   Effect.catchTag("CommandLineError", (error) => reportFailure(error.command)(Effect.fail(error))),
   // @effect/cli has already printed what was wrong with the command line; only the exit code is left to set.
   Effect.catchIf(ValidationError.isValidationError, () =>
     Effect.sync(() => {
-      process.exitCode = 1
+      process.exitCode = usageExitCode
     })),
   Effect.provide(NodeContext.layer),
   // Logs go to stderr: stdout carries answers and, under `easyai mcp --stdio`, the protocol itself.

@@ -6,11 +6,9 @@
  *
  * @module
  */
-import type { Command } from "@effect/cli"
-import type { mcpFlags } from "./mcpFlags.js"
 import type { HttpServer, HttpServerError } from "@effect/platform"
 import { NodeStream } from "@effect/platform-node"
-import { Console, Effect, Option, type Redacted } from "effect"
+import { Console, Effect, Layer, Option } from "effect"
 import { ConfigurationError } from "../../domain/errors.js"
 import * as NoChatModel from "../../layers/model/NoChatModel.js"
 import * as SessionStack from "../../layers/session/SessionStack.js"
@@ -18,32 +16,25 @@ import { ToolRegistry } from "../../services/ToolRegistry.js"
 import * as Dispatcher from "../mcp/dispatcher.js"
 import * as McpServerApp from "../mcp/McpServerApp.js"
 import * as StdioTransport from "../mcp/stdioTransport.js"
-import * as ServerLive from "../server/ServerLive.js"
-import { defaultGraceSeconds, defaultTimeoutSeconds } from "../server/ServerOptions.js"
 import { describeCorsPolicy, noCrossOrigin } from "../server/originPolicy.js"
-import * as Config from "./config.js"
-import * as GuardFlags from "./guardFlags.js"
-import { optionalField } from "./optionalField.js"
+import * as ServerLive from "../server/ServerLive.js"
 import { reportFailure } from "./failure.js"
-import * as ToolFlags from "./toolFlags.js"
-import { mcpApiKey, parseMcpServer } from "./mcpServers.js"
+import { narrowTools } from "./narrowTools.js"
+import { type ParsedFlags, settingsFor } from "./settings/options.js"
+import { get, option, type Resolved } from "./settings/resolve.js"
+import * as Stack from "./settings/stack.js"
+import { optionalField } from "./settings/stack.js"
 
-/** What `easyai mcp`'s flags parsed to. */
-export type Flags = Command.Command.ParseConfig<typeof mcpFlags>
-
-/** The tools the flags ask for, registered as a chat agent's would be (no model behind them). */
-const toolsLayer = (flag: Flags, mcpKey: Option.Option<Redacted.Redacted<string>>) =>
-  SessionStack.layer({
-    ...(flag.mcp.length === 0 ? {} : { mcp: { servers: flag.mcp.map((text) => parseMcpServer(text, mcpKey)) } }),
-    model: NoChatModel.layer("the MCP server serves tools and runs no model"),
-    toolMode: Option.getOrElse(flag.toolsMode, () => "split" as const),
-    ...ToolFlags.hostOption(flag),
-    ...ToolFlags.webOption(flag),
-    // Over stdio the client started this process on its own machine: the system_* tools report to their owner.
-    ...(flag.stdio ? { system: true } : {}),
-    ...Option.match(flag.memory, { onNone: () => ({}), onSome: (dir) => ({ memory: dir }) }),
-    ...Option.match(flag.skills, { onNone: () => ({}), onSome: (dir) => ({ skills: { directories: [dir] } }) })
-  })
+/** The tools the settings ask for, registered as a chat agent's would be (no model behind them). */
+const toolsLayer = (settings: Resolved) =>
+  Layer.unwrapEffect(Effect.map(
+    Stack.stackOptions(settings, {
+      model: NoChatModel.layer("the MCP server serves tools and runs no model"),
+      // Over stdio the client started this process on its own machine: the system_* tools report to their owner.
+      system: get(settings, "stdio") === true
+    }),
+    SessionStack.layer
+  ))
 
 const writeLine = (line: string) =>
   Effect.async<void>((resume) => {
@@ -58,38 +49,37 @@ const serveStdio = Effect.gen(function*() {
 })
 
 /** MCP over HTTP until SIGINT/SIGTERM. */
-const serveHttp = (flag: Flags) =>
+const serveHttp = (settings: Resolved) =>
   Effect.scoped(Effect.gen(function*() {
+    const sessions = get(settings, "sessions") !== false
+    const apiKey = option(settings, "apiKey")
+    const cors = option(settings, "cors")
     const served = yield* McpServerApp.make({
-      sessions: !flag.noSessions,
-      ...optionalField("cors", flag.cors),
-      ...Option.match(flag.apiKey, { onNone: () => ({}), onSome: (key) => ({ apiKey: key }) })
+      sessions,
+      ...optionalField("cors", cors),
+      ...optionalField("apiKey", apiKey)
     })
-    const server: HttpServer.HttpServer = yield* ServerLive.serve(served, {
-      host: flag.host,
-      port: flag.port,
-      timeoutSeconds: defaultTimeoutSeconds,
-      graceSeconds: defaultGraceSeconds,
-      ...GuardFlags.listenGuards(flag)
-    })
+    const server: HttpServer.HttpServer = yield* ServerLive.serve(served, Stack.listenOptions(settings))
     const address = server.address
     const url = address._tag === "TcpAddress" ? `http://${address.hostname}:${address.port}/mcp` : address.path
     const count = (yield* (yield* ToolRegistry).specs).length
-    const cors = describeCorsPolicy(Option.getOrElse(flag.cors, () => noCrossOrigin))
     yield* Console.log(
-      `easyai mcp · ${url}\n  tools ${count} · auth ${Option.isSome(flag.apiKey) ? "on" : "off"} · sessions ${flag.noSessions ? "off" : "on"} · cors ${cors}`
+      `easyai mcp · ${url}\n  tools ${count} · auth ${Option.isSome(apiKey) ? "on" : "off"} · sessions ${sessions ? "on" : "off"} · cors ${
+        describeCorsPolicy(Option.getOrElse(cors, () => noCrossOrigin))
+      }`
     )
     return yield* Effect.never
   }))
 
 /** `easyai mcp`: serves until SIGINT/SIGTERM, or until stdin ends under --stdio. */
-export const mcp = (given: Flags) =>
+export const mcp = (flags: ParsedFlags) =>
   Effect.gen(function*() {
-    const settings = yield* Config.readSettings(given.config)
-    const flag = GuardFlags.withServerSettings(ToolFlags.withCliTools(given, settings.cli), settings.server)
-    yield* ToolFlags.checkHostFlags(flag)
-    const serve: Effect.Effect<void, ConfigurationError | HttpServerError.ServeError, ToolRegistry> = flag.stdio
+    const settings = yield* settingsFor("mcp", flags)
+    const serve: Effect.Effect<void, ConfigurationError | HttpServerError.ServeError, ToolRegistry> = get(settings, "stdio") === true
       ? serveStdio
-      : serveHttp(flag)
-    yield* Effect.zipRight(ToolFlags.narrowTools(flag.tools), serve).pipe(Effect.provide(toolsLayer(flag, yield* mcpApiKey)))
+      : serveHttp(settings)
+    yield* Effect.zipRight(narrowTools(option(settings, "tools")), serve).pipe(
+      Effect.provide(toolsLayer(settings)),
+      Effect.provide(Stack.loggingLayer(settings))
+    )
   }).pipe(reportFailure("easyai mcp"))

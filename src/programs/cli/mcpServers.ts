@@ -1,27 +1,15 @@
 /**
  * `--mcp URL[=alias]` or `--mcp "COMMAND ARG…[=alias]"`, the MCP servers
- * whose tools an agent (or the MCP server itself) takes on, shared by every
- * command that accepts it and by `/mcp connect`.
+ * whose tools an agent (or the MCP server itself) takes on: the text of one
+ * entry read as a server, for every command that takes it and `/mcp connect`.
  *
  * @module
  */
-import { Options } from "@effect/cli"
 import { Option, type Redacted } from "effect"
 import * as path from "node:path"
 import { parse } from "shell-quote"
-import { envSecret } from "./optionalField.js"
 import { isValidAlias } from "../../domain/mcp.js"
 import type { McpServerConfig } from "../../services/McpClient.js"
-
-/** The flag: repeatable. */
-export const mcpOption = Options.text("mcp").pipe(
-  Options.repeated,
-  Options.withDescription(
-    "Use the tools of this MCP server: a Streamable HTTP URL, or a command line that starts a stdio server " +
-      "(\"npx -y @modelcontextprotocol/server-everything\"), optionally followed by =alias; repeatable. Its tools are " +
-      "named alias__tool. Env EASYAI_MCP_API_KEY is sent to URLs as a Bearer key."
-  )
-)
 
 /** Whether `text` names a server by URL rather than by the command that starts it. */
 export const isServerUrl = (text: string): boolean => /^https?:\/\//i.test(text.trim())
@@ -63,6 +51,3 @@ export const parseMcpServer = (text: string, apiKey: Option.Option<Redacted.Reda
   const key = Option.match(apiKey, { onNone: () => ({}), onSome: (value) => ({ apiKey: value }) })
   return alias === undefined ? { url: target, ...key } : { url: target, alias, ...key }
 }
-
-/** The key sent to MCP servers, from `EASYAI_MCP_API_KEY` (blank = none). */
-export const mcpApiKey = envSecret("EASYAI_MCP_API_KEY")

@@ -87,6 +87,8 @@ export const make = (
       admission,
       metrics,
       preset: yield* Ref.make(options.preset ?? defaultPreset),
+      sampling: options.sampling ?? {},
+      maxTokens: options.maxTokens,
       limits: { ...defaultBodyLimits, ...options.limits },
       modelId,
       system: options.system ?? builtinSystemPrompt,

@@ -5,7 +5,7 @@
  * @module
  */
 import type { Redacted } from "effect"
-import type { PresetName } from "../../domain/Sampling.js"
+import type { PresetName, SamplingOverrides } from "../../domain/Sampling.js"
 import type * as AgentSessionsLive from "../../layers/remoteSession/AgentSessionsLive.js"
 import type { BodyLimits } from "./jsonBody.js"
 import type { CorsPolicy } from "./originPolicy.js"
@@ -29,6 +29,10 @@ export interface ServerOptions {
   readonly limits?: Partial<BodyLimits>
   /** The sampling preset of requests that set none, until `POST /v1/preset` changes it. Default `precise`. */
   readonly preset?: PresetName
+  /** Shapers of requests that set none, over the preset's (a request's own fields win). */
+  readonly sampling?: SamplingOverrides
+  /** `max_tokens` of requests that set none. Default: no limit. */
+  readonly maxTokens?: number
   /** The base system prompt of requests that bring none. Default: the built-in one. */
   readonly system?: string
   /** Texts appended after the base system prompt, in order. */

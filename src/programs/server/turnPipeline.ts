@@ -16,7 +16,7 @@
 import { Effect, Either, Option, Ref, type Scope, Stream } from "effect"
 import type { ChatModelError } from "../../domain/errors.js"
 import { type ChatMessage, SystemMessage } from "../../domain/Message.js"
-import { type PresetName, resolveSampling, type SamplingParams } from "../../domain/Sampling.js"
+import { type PresetName, resolveSampling, type SamplingOverrides, type SamplingParams } from "../../domain/Sampling.js"
 import { joinBlocks, type PreambleOptions } from "../../domain/SystemPrompt.js"
 import type { Agent } from "../../services/Agent.js"
 import type { ChatModel } from "../../services/ChatModel.js"
@@ -38,6 +38,10 @@ export interface ChatContext {
   readonly admission: Admission
   readonly metrics: ServerMetrics
   readonly preset: Ref.Ref<PresetName>
+  /** The operator's shapers, under each request's own. */
+  readonly sampling: SamplingOverrides
+  /** The operator's `max_tokens`, for requests that set none. */
+  readonly maxTokens: number | undefined
   readonly limits: BodyLimits
   /** The id responses carry. */
   readonly modelId: string
@@ -141,10 +145,11 @@ const turnEvents = (
   messages: ReadonlyArray<ChatMessage>,
   sampling: SamplingParams
 ): Stream.Stream<TurnEvent, ChatModelError> => {
+  const maxTokens = call.maxTokens ?? context.maxTokens
   const shared = {
     messages,
     ...(call.toolChoice === undefined ? {} : { toolChoice: call.toolChoice }),
-    ...(call.maxTokens === undefined ? {} : { maxTokens: call.maxTokens }),
+    ...(maxTokens === undefined ? {} : { maxTokens }),
     ...(call.stop === undefined ? {} : { stop: call.stop }),
     ...(call.responseFormat === undefined ? {} : { responseFormat: call.responseFormat })
   }
@@ -177,7 +182,7 @@ export const startTurn = (
 ): Effect.Effect<Stream.Stream<TurnEvent, ChatModelError>, ApiError, Scope.Scope> =>
   Effect.gen(function*() {
     const inject = yield* injection(injectHeader, context.injectPreamble)
-    const sampling = resolveSampling(call.preset ?? (yield* Ref.get(context.preset)), call.sampling)
+    const sampling = resolveSampling(call.preset ?? (yield* Ref.get(context.preset)), { ...context.sampling, ...call.sampling })
     const messages = yield* conversation(context, call, yield* systemPrompt(context, call, inject), inject)
     yield* context.admission.enter
     return turnEvents(context, call, messages, sampling)

@@ -34,7 +34,7 @@ describe("the installed easyai command", () => {
       for (const command of ["chat", "serve", "mcp", "models", "tools", "health", "props", "metrics", "preset"]) {
         const { exitCode, stdout } = yield* run(command, "--help")
         expect(exitCode, command).toBe(0)
-        expect(stdout, command).toContain(`$ ${command} `)
+        expect(stdout, command).toContain(`Usage: easyai ${command} [FLAGS]`)
       }
     }), 60_000)
 

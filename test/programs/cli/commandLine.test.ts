@@ -26,8 +26,8 @@ const outcome = (...argv: ReadonlyArray<string>) =>
 /** A valid flag of each command (with its value), and one the command does not take. */
 const cases = [
   { name: "chat", valid: ["--url", "http://127.0.0.1:1"], foreign: "--port" },
-  { name: "serve", valid: ["-m", "model.gguf"], foreign: "--temperature" },
-  { name: "mcp", valid: ["--port", "0"], foreign: "--verbose" },
+  { name: "serve", valid: ["-m", "model.gguf"], foreign: "--stdio" },
+  { name: "mcp", valid: ["--port", "0"], foreign: "--temperature" },
   { name: "models", valid: ["--url", "http://127.0.0.1:1"], foreign: "--temperature" },
   { name: "tools", valid: ["--no-python"], foreign: "--port" },
   { name: "health", valid: ["--url", "http://127.0.0.1:1"], foreign: "--no-tools" },
@@ -45,7 +45,8 @@ describe("the command line check", () => {
     expect(serve.flags.get("--np")).toBe(true)
     expect(serve.flags.get("--no-tools")).toBe(false)
     expect(serve.flags.get("--api-key")).toBe(true)
-    expect(serve.flags.has("--temperature")).toBe(false)
+    expect(serve.flags.has("--stdio")).toBe(false)
+    expect(serve.flags.get("--temperature")).toBe(true)
     expect(root.flags.get("--temperature")).toBe(true)
     expect(root.flags.get("-y")).toBe(false)
     expect([...builtIns.keys()].sort()).toEqual(["--completions", "--help", "--log-level", "--version", "--wizard", "-h"])
@@ -68,8 +69,8 @@ describe("the command line check", () => {
     Effect.gen(function*() {
       expect(yield* outcome("-m", "model.gguf", "--port", "8080")).toBe("easyai: unknown flag --port (see easyai --help)")
       expect(yield* outcome("--PORT=8080")).toBe("easyai: unknown flag --PORT (see easyai --help)")
-      expect(yield* outcome("--temperature", "0.7", "serve", "-m", "model.gguf")).toBe(
-        "easyai serve: unknown flag --temperature (see easyai serve --help)"
+      expect(yield* outcome("--shell", "serve", "-m", "model.gguf")).toBe(
+        "easyai serve: unknown flag --shell (see easyai serve --help)"
       )
       expect(yield* outcome("--api-key", "k", "serve", "-m", "model.gguf")).toBe(
         "easyai serve: --api-key must come after \"serve\" (see easyai serve --help)"
@@ -98,12 +99,20 @@ describe("the command line check", () => {
 
   it.effect("fails with a typed error naming the command and the flag, never its value", () =>
     Effect.gen(function*() {
-      const refused = yield* choose("serve", "--temperature=0.7", "--key=hunter2")
+      const refused = yield* choose("serve", "--prompt=secret-words", "--key=hunter2")
       expect(Either.isLeft(refused)).toBe(true)
       if (Either.isLeft(refused)) {
         expect(refused.left).toBeInstanceOf(CommandLineError)
-        expect(refused.left).toMatchObject({ command: "easyai serve", flag: "--temperature", reason: "Unknown" })
-        expect(refused.left.message).not.toContain("0.7")
+        expect(refused.left).toMatchObject({ command: "easyai serve", flag: "--prompt", reason: "Unknown" })
+        expect(refused.left.message).not.toContain("secret")
       }
+    }))
+
+  it.effect("refuses a flag that takes a value at the end of the command line, where @effect/cli would read a subcommand", () =>
+    Effect.gen(function*() {
+      expect(yield* outcome("-p")).toBe("easyai: -p needs a value (see easyai --help)")
+      expect(yield* outcome("serve", "--port", "1", "-m")).toBe("easyai serve: -m needs a value (see easyai serve --help)")
+      expect(yield* outcome("-p", "--", "x")).toBe("easyai: -p needs a value (see easyai --help)")
+      expect(yield* outcome("--yes")).toBe("easyai")
     }))
 })
