@@ -72,7 +72,8 @@ const remoteAgentLayer = (settings: Resolved, ask: Ask | undefined) =>
       url: client.baseUrl,
       ...(client.tls === undefined ? {} : { tls: client.tls }),
       ...(client.apiKey === undefined ? {} : { apiKey: client.apiKey }),
-      approval: Stack.approval(settings, ask)
+      // The server's tools were not chosen by this command line: each call asks, unless --yes or --auto-approve covers it.
+      approval: Stack.approval(settings, ask, false)
     })
     // The remote session overrides the local one the filler stack provides, which has no tools of its own.
     const model = modelLayer(settings)

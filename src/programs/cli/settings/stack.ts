@@ -164,13 +164,18 @@ const hostOption = (resolved: Resolved): Pick<SessionStack.Options<never>, "host
 }
 
 /** Who approves a tool call: everything under `--yes`; else the patterns, local tools, and `ask` (the person present) for the rest. */
-export const approval = (resolved: Resolved, ask?: (request: ApprovalRequest) => Effect.Effect<boolean>): Layer.Layer<Approval> => {
+export const approval = (
+  resolved: Resolved,
+  ask?: (request: ApprovalRequest) => Effect.Effect<boolean>,
+  /** Whether tools the command line chose itself run unasked; not so for a server's agent driven from here. */
+  trustLocal = true
+): Layer.Layer<Approval> => {
   if (get(resolved, "yes") === true) return ApprovalLive.autoApprove
   const patterns = option(resolved, "autoApprove")
   // Nobody is at a server to ask: without patterns every call runs, as the server's own tools always have.
   if (ask === undefined && resolved.program === "serve" && Option.isNone(patterns)) return ApprovalLive.autoApprove
   return ApprovalLive.policy({
-    autoApproveLocal: true,
+    autoApproveLocal: trustLocal,
     // In the hybrid shell the model's commands run in the user's own directory: each is confirmed, unless auto-approved.
     ...(get(resolved, "shell") === true ? { confirmLocal: ["bash"] } : {}),
     autoApprove: Option.getOrElse(patterns, () => []),

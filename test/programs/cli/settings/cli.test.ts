@@ -76,7 +76,7 @@ describe("help", () => {
         expect(stdout).not.toContain("This setting is optional")
         expect(stdout).not.toContain("--wizard")
         expect(stdout).toContain("\nSampling\n")
-        expect(lines.find((each) => each.includes("--mcp "))).toMatch(/^ {2}--mcp URL\[=ALIAS\] +Use the tools of this MCP server/)
+        expect(lines.find((each) => each.includes("--mcp "))).toMatch(/^ {2}--mcp URL\|COMMAND\[=ALIAS\] +Use the tools of this MCP server/)
         expect(lines.find((each) => each.includes("--timeout "))).toContain("default: 86400")
       }
     }), { timeout: 90_000 })
