@@ -30,7 +30,7 @@ import { messagesCall } from "./anthropicRequest.js"
 import { CompletionBuilder } from "./completionBody.js"
 import { decodeRequestBody, readJsonBody } from "./jsonBody.js"
 import type { TurnEvent, TurnTally } from "./turnEvents.js"
-import { afterFirstEvent, type ChatContext, record, reported, runWhole, sseHeaders, startTurn } from "./turnPipeline.js"
+import { type ChatContext, runWhole, sseHeaders, startTurn, streamedResponse } from "./turnPipeline.js"
 
 /** Anthropic's error types by the OpenAI ones the server's errors carry. */
 const errorType = (error: ApiError): string =>
@@ -129,22 +129,16 @@ class MessageStream {
   }
 }
 
-const streamed = (context: ChatContext, events: Stream.Stream<TurnEvent, ChatModelError>) =>
-  Effect.gen(function*() {
-    const encoder = new MessageStream(newMessageId(), context.modelId)
-    const all = yield* afterFirstEvent(events)
-    const frames = Stream.make(encoder.start()).pipe(
-      Stream.concat(Stream.map(all, (turnEvent) => encoder.event(turnEvent))),
-      Stream.concat(Stream.sync(() => encoder.finish())),
-      Stream.catchAll((error) =>
-        Stream.fromEffect(Effect.zipRight(context.metrics.failure, Effect.map(reported(error), (failure) => encoder.fail(failure))))
-      ),
-      Stream.filter((text) => text !== ""),
-      Stream.encodeText,
-      Stream.ensuring(Effect.suspend(() => record(context.metrics, encoder.tally)))
-    )
-    return HttpServerResponse.stream(frames, { contentType: "text/event-stream", headers: sseHeaders })
-  })
+const streamed = (context: ChatContext, events: Stream.Stream<TurnEvent, ChatModelError>) => {
+  const encoder = new MessageStream(newMessageId(), context.modelId)
+  return streamedResponse(context, events, {
+    start: () => encoder.start(),
+    event: (turnEvent) => encoder.event(turnEvent),
+    finish: () => encoder.finish(),
+    fail: (failure) => encoder.fail(failure),
+    tally: () => encoder.tally
+  }, "text/event-stream", sseHeaders)
+}
 
 const whole = (context: ChatContext, events: Stream.Stream<TurnEvent, ChatModelError>) =>
   Effect.gen(function*() {

@@ -23,32 +23,18 @@ import { CompletionBuilder } from "./completionBody.js"
 import { readJsonBody } from "./jsonBody.js"
 import { SseEncoder } from "./sseEncoder.js"
 import { newIdentity, type TurnEvent } from "./turnEvents.js"
-import {
-  afterFirstEvent,
-  type ChatContext,
-  onOffHeader,
-  record,
-  reported,
-  runWhole,
-  sseHeaders,
-  startTurn
-} from "./turnPipeline.js"
+import { type ChatContext, onOffHeader, runWhole, sseHeaders, startTurn, streamedResponse } from "./turnPipeline.js"
 
 const streamed = (context: ChatContext, call: ChatCall, events: Stream.Stream<TurnEvent, ChatModelError>) =>
   Effect.gen(function*() {
     const encoder = new SseEncoder(newIdentity(context.modelId, yield* Clock.currentTimeMillis), call.streamOptions)
-    const all = yield* afterFirstEvent(events)
-    const frames = Stream.make(encoder.start()).pipe(
-      Stream.concat(Stream.map(all, (event) => encoder.event(event))),
-      Stream.concat(Stream.sync(() => encoder.finish())),
-      Stream.catchAll((error) =>
-        Stream.fromEffect(Effect.zipRight(context.metrics.failure, Effect.map(reported(error), (failure) => encoder.fail(failure))))
-      ),
-      Stream.filter((text) => text !== ""),
-      Stream.encodeText,
-      Stream.ensuring(Effect.suspend(() => record(context.metrics, encoder.totals)))
-    )
-    return HttpServerResponse.stream(frames, { contentType: "text/event-stream", headers: sseHeaders })
+    return yield* streamedResponse(context, events, {
+      start: () => encoder.start(),
+      event: (event) => encoder.event(event),
+      finish: () => encoder.finish(),
+      fail: (failure) => encoder.fail(failure),
+      tally: () => encoder.totals
+    }, "text/event-stream", sseHeaders)
   })
 
 const whole = (context: ChatContext, events: Stream.Stream<TurnEvent, ChatModelError>) =>

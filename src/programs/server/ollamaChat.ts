@@ -30,7 +30,7 @@ import { type ChatCall, declaredToolSpecs } from "./chatRequest.js"
 import { CompletionBuilder } from "./completionBody.js"
 import { decodeRequestBody, readJsonBody } from "./jsonBody.js"
 import type { TurnEvent, TurnTally } from "./turnEvents.js"
-import { afterFirstEvent, type ChatContext, record, reported, runWhole, startTurn } from "./turnPipeline.js"
+import { type ChatContext, runWhole, startTurn, streamedResponse } from "./turnPipeline.js"
 
 /** A failure as Ollama's clients read it. */
 const ollamaError = (error: ApiError) => HttpServerResponse.unsafeJson({ error: error.detail }, { status: error.status })
@@ -176,35 +176,30 @@ const piece = (shape: Shape, model: string, createdAt: string, text: string, ext
 
 const line = (value: unknown): string => `${JSON.stringify(value)}\n`
 
-const streamed = (context: ChatContext, shape: Shape, events: Stream.Stream<TurnEvent, ChatModelError>, startedAt: number) =>
-  Effect.gen(function*() {
-    const builder = new CompletionBuilder()
-    const createdAt = () => new Date().toISOString()
-    const all = yield* afterFirstEvent(events)
-    const lines = Stream.map(all, (event): string => {
-      builder.add(event)
-      switch (event._tag) {
-        case "TextDelta":
-          return line({ ...piece(shape, context.modelId, createdAt(), event.text, {}), done: false })
-        case "ReasoningDelta":
-          return line({ ...piece(shape, context.modelId, createdAt(), "", { thinking: event.text }), done: false })
-        case "ToolCallRequested":
-          return shape === "chat" ? line({ ...piece(shape, context.modelId, createdAt(), "", { calls: [event.call] }), done: false }) : ""
-        default:
-          return ""
-      }
-    })
-    const frames = lines.pipe(
-      Stream.concat(Stream.sync(() => line({ ...piece(shape, context.modelId, createdAt(), "", {}), ...counts(builder.tally, performance.now() - startedAt) }))),
-      Stream.catchAll((error) =>
-        Stream.fromEffect(Effect.zipRight(context.metrics.failure, Effect.map(reported(error), (failure) => line({ error: failure.detail }))))
-      ),
-      Stream.filter((text) => text !== ""),
-      Stream.encodeText,
-      Stream.ensuring(Effect.suspend(() => record(context.metrics, builder.tally)))
-    )
-    return HttpServerResponse.stream(frames, { contentType: "application/x-ndjson" })
-  })
+const streamed = (context: ChatContext, shape: Shape, events: Stream.Stream<TurnEvent, ChatModelError>, startedAt: number) => {
+  const builder = new CompletionBuilder()
+  const createdAt = () => new Date().toISOString()
+  const event = (turnEvent: TurnEvent): string => {
+    builder.add(turnEvent)
+    switch (turnEvent._tag) {
+      case "TextDelta":
+        return line({ ...piece(shape, context.modelId, createdAt(), turnEvent.text, {}), done: false })
+      case "ReasoningDelta":
+        return line({ ...piece(shape, context.modelId, createdAt(), "", { thinking: turnEvent.text }), done: false })
+      case "ToolCallRequested":
+        return shape === "chat" ? line({ ...piece(shape, context.modelId, createdAt(), "", { calls: [turnEvent.call] }), done: false }) : ""
+      default:
+        return ""
+    }
+  }
+  return streamedResponse(context, events, {
+    start: () => "",
+    event,
+    finish: () => line({ ...piece(shape, context.modelId, createdAt(), "", {}), ...counts(builder.tally, performance.now() - startedAt) }),
+    fail: (failure) => line({ error: failure.detail }),
+    tally: () => builder.tally
+  }, "application/x-ndjson")
+}
 
 const whole = (context: ChatContext, shape: Shape, events: Stream.Stream<TurnEvent, ChatModelError>, startedAt: number) =>
   Effect.gen(function*() {

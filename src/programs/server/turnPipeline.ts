@@ -13,6 +13,7 @@
  *
  * @module
  */
+import { HttpServerResponse } from "@effect/platform"
 import { Effect, Either, Option, Ref, type Scope, Stream } from "effect"
 import type { ChatModelError } from "../../domain/errors.js"
 import { type ChatMessage, SystemMessage } from "../../domain/Message.js"
@@ -223,3 +224,39 @@ export const runWhole = (
 
 /** The headers of a server-sent-events response: no caching, no proxy buffering. */
 export const sseHeaders = { "cache-control": "no-cache", "x-accel-buffering": "no", connection: "keep-alive" }
+
+/** A protocol's stream encoder: the text of its opening, of each event, of its end, and of a failure mid-stream. */
+export interface StreamEncoder {
+  readonly start: () => string
+  readonly event: (event: TurnEvent) => string
+  readonly finish: () => string
+  readonly fail: (error: ApiError) => string
+  /** The turn's tally so far, for the metrics. */
+  readonly tally: () => TurnTally
+}
+
+/**
+ * A streamed response of the turn's events as `encoder` writes them: begun
+ * once the first event is ready ({@link afterFirstEvent}), a failure after
+ * that written by the encoder, the turn's figures recorded at its end.
+ */
+export const streamedResponse = (
+  context: ChatContext,
+  events: Stream.Stream<TurnEvent, ChatModelError>,
+  encoder: StreamEncoder,
+  contentType: string,
+  headers: Record<string, string> = {}
+): Effect.Effect<HttpServerResponse.HttpServerResponse, ApiError, Scope.Scope> =>
+  Effect.map(afterFirstEvent(events), (all) => {
+    const frames = Stream.sync(encoder.start).pipe(
+      Stream.concat(Stream.map(all, encoder.event)),
+      Stream.concat(Stream.sync(encoder.finish)),
+      Stream.catchAll((error) =>
+        Stream.fromEffect(Effect.zipRight(context.metrics.failure, Effect.map(reported(error), encoder.fail)))
+      ),
+      Stream.filter((text) => text !== ""),
+      Stream.encodeText,
+      Stream.ensuring(Effect.suspend(() => record(context.metrics, encoder.tally())))
+    )
+    return HttpServerResponse.stream(frames, { contentType, headers })
+  })
