@@ -15,6 +15,8 @@ import { Schema } from "effect"
 export class ModelError extends Schema.TaggedError<ModelError>()("ModelError", {
   reason: Schema.Literal("Transport", "RateLimited", "BadResponse", "Unavailable", "InvalidRequest"),
   detail: Schema.optional(Schema.String),
+  /** With `InvalidRequest`: the part of the request at fault, e.g. `tools` or `responseFormat`. */
+  field: Schema.optional(Schema.Literal("tools", "responseFormat")),
   cause: Schema.optional(Schema.Defect)
 }) {
   override get message(): string {

@@ -65,26 +65,28 @@ const make = (config: EngineConfig) =>
       wrapper === undefined ? [] : renderPrompt(wrapper, history, functions).tokenize(model.tokenizer)
 
     /** A grammar from what the request gave; what the builder refuses (nesting too deep, an object `const`) is the request's. */
-    const grammarOf = <G>(what: string, build: () => Promise<G>) =>
+    const grammarOf = <G>(what: string, field: "tools" | "responseFormat", build: () => Promise<G>) =>
       Effect.tryPromise({
         try: build,
         catch: (error) =>
           new ModelError({
             reason: "InvalidRequest",
+            field,
             detail: `cannot build the ${what}: ${error instanceof Error ? error.message : String(error)}`
           })
       })
 
     /** The grammar of one call to one of `tools`, its strings bounded to fit `budget` tokens. */
     const forcedGrammar = (tools: ReadonlyArray<ToolSpec>, budget: number) =>
-      grammarOf("tool-call grammar from the tools' schemas", () => llama.createGrammarForJsonSchema<GbnfJsonSchema>(callSchema(tools, budget)))
+      grammarOf("tool-call grammar from the tools' schemas", "tools", () => llama.createGrammarForJsonSchema<GbnfJsonSchema>(callSchema(tools, budget)))
 
     /** The grammar of an answer in `format`. */
     const answerGrammar = (format: ResponseFormat): Effect.Effect<LlamaGrammar, ModelError> =>
       format.type === "json_object"
-        ? grammarOf("JSON grammar", () => llama.getGrammarFor("json"))
+        ? grammarOf("JSON grammar", "responseFormat", () => llama.getGrammarFor("json"))
         : grammarOf(
           `grammar of the response format "${format.name}"`,
+          "responseFormat",
           () => llama.createGrammarForJsonSchema<GbnfJsonSchema>(toGbnfSchema(format.schema))
         )
 

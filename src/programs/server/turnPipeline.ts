@@ -70,7 +70,7 @@ export const apiErrorOf = (error: ChatModelError): ApiError => {
     case "RateLimited":
       return new ApiError({ status: 429, type: "rate_limit_error", detail: error.message })
     case "InvalidRequest":
-      return badRequest(error.detail ?? error.message, "tools")
+      return badRequest(error.detail ?? error.message, error.field === "responseFormat" ? "response_format" : "tools")
     default:
       return new ApiError({ status: 500, type: "server_error", detail: `the model failed: ${error.message}` })
   }

@@ -8,6 +8,7 @@ import { Chunk, Effect, Schema, Stream } from "effect"
 import { ChatModel, easyai, LocalChatModel, type ResponseFormat, ToolSpec, UserMessage } from "easyai"
 import { z } from "zod"
 import { engineConfig, testModels } from "../../support/models.js"
+import { field, json, send, served } from "../../support/server.js"
 
 const model = testModels.find((candidate) => candidate.name.startsWith("stories")) ?? testModels[0]
 if (model === undefined) throw new Error("no test model")
@@ -68,7 +69,7 @@ describe(`answers in a shape on ${model.name}`, () => {
     it.effect("a schema no grammar can be built from is the request's error", () =>
       Effect.gen(function*() {
         const refused = yield* Effect.flip(answer({ type: "json_schema", name: "bad", schema: { type: "object", properties: { a: { type: "object", const: { b: 1 } } } } }, 8))
-        expect(refused).toMatchObject({ _tag: "ModelError", reason: "InvalidRequest" })
+        expect(refused).toMatchObject({ _tag: "ModelError", reason: "InvalidRequest", field: "responseFormat" })
       }))
   })
 })
@@ -86,4 +87,25 @@ describe(`the façade's ask with output, on ${model.name}`, () => {
       const zodShaped = await agent.ask("And the cat?", { output: z.object({ sleeping: z.boolean() }), maxTokens: 32 })
       expect(typeof zodShaped.sleeping).toBe("boolean")
     }), 120_000)
+})
+
+describe(`response_format through easyai serve's app on ${model.name}`, () => {
+  layer(served({ model: LocalChatModel.layerFrom(engineConfig(model)), session: { withDefaultTools: false } }), { timeout: 120_000, excludeTestServices: true })((it) => {
+    it.effect("a schema no grammar can be built from is a 400 naming response_format, and the server keeps serving", () =>
+      Effect.gen(function*() {
+        const refused = yield* send("POST", "/v1/chat/completions", {
+          json: {
+            messages: [{ role: "user", content: "hi" }],
+            max_tokens: 4,
+            response_format: { type: "json_schema", json_schema: { name: "bad", schema: { type: "object", properties: { a: { type: "object", const: { b: 1 } } } } } }
+          }
+        })
+        expect(refused.status).toBe(400)
+        expect(field(json(refused), "error", "param")).toBe("response_format")
+        const wrongType = yield* send("POST", "/v1/chat/completions", { json: { messages: [{ role: "user", content: "hi" }], response_format: { type: "xml" } } })
+        expect(wrongType.status).toBe(400)
+        expect(field(json(wrongType), "error", "param")).toBe("response_format.type")
+        expect((yield* send("POST", "/v1/chat/completions", { json: { messages: [{ role: "user", content: "hi" }], max_tokens: 4 } })).status).toBe(200)
+      }))
+  })
 })

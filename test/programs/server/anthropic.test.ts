@@ -136,6 +136,15 @@ describe("the Anthropic SDK as a peer", () => {
         }, { signal })
       ))
       expect(orphan instanceof Anthropic.BadRequestError && orphan.message).toContain("no earlier tool_use")
+      const image = yield* Effect.flip(call((client, signal) =>
+        client.messages.create({
+          model: "easyai",
+          max_tokens: 8,
+          messages: [{ role: "user", content: [{ type: "image", source: { type: "base64", media_type: "image/png", data: "AAAA" } }] }]
+        }, { signal })
+      ))
+      if (!(image instanceof Anthropic.BadRequestError)) return expect.fail(`expected BadRequestError, got ${String(image)}`)
+      expect(image.error).toMatchObject({ error: { message: `messages[0].content[0]: only text, tool_use and tool_result blocks are supported (got "image")` } })
       const fine = yield* call((client, signal) => client.messages.create({ model: "easyai", max_tokens: 8, messages: [{ role: "user", content: "x" }] }, { signal }))
       expect(fine.content).toEqual([{ type: "text", text: "still here" }])
     }).pipe(Effect.provide(scripted([ScriptedChatModel.reply("still here")]))))

@@ -105,6 +105,11 @@ describe("the ollama client as a peer", () => {
       expect(JSON.parse(empty.text)).toEqual({ error: expect.stringContaining("messages") })
       const orphan = yield* Effect.flip(call((client) => client.chat({ model: "m", stream: false, messages: [{ role: "tool", content: "x" }] })))
       expect(String(orphan)).toContain("answers no earlier tool call")
+      const image = yield* send("POST", "/api/chat", { json: { model: "m", stream: false, messages: [{ role: "user", content: "x", images: ["AAAA"] }] } })
+      expect(image.status).toBe(400)
+      expect(JSON.parse(image.text)).toEqual({ error: "messages[0]: images are not supported" })
+      const badOption = yield* send("POST", "/api/generate", { json: { model: "m", prompt: "x", options: { temperature: 9 } } })
+      expect(badOption.status).toBe(400)
     }).pipe(Effect.provide(scriptedServer([]))))
 })
 
