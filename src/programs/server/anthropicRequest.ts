@@ -9,11 +9,10 @@
 import { Either } from "effect"
 import type { InputMessage, MessagesRequest } from "../../domain/anthropic/Messages.js"
 import { AssistantMessage, type ChatMessage, ToolMessage, UserMessage } from "../../domain/Message.js"
-import type { SamplingOverrides } from "../../domain/Sampling.js"
 import { ToolCall, type ToolSpec } from "../../domain/ToolCall.js"
 import type { ToolChoice } from "../../services/ChatModel.js"
 import { type ApiError, badRequest } from "./ApiError.js"
-import { type ChatCall, declaredToolSpecs } from "./chatRequest.js"
+import { type ChatCall, declaredToolSpecs, wireSampling } from "./chatRequest.js"
 
 const systemText = (system: MessagesRequest["system"]): string | undefined =>
   system === undefined || system === null ? undefined : typeof system === "string" ? system : system.map((block) => block.text).join("\n")
@@ -85,10 +84,6 @@ export const messagesCall = (request: MessagesRequest): Either.Either<ChatCall, 
         description: tool.description ?? "",
         parameters: tool.input_schema
       })))
-    const sampling: { -readonly [K in keyof SamplingOverrides]?: SamplingOverrides[K] } = {}
-    if (request.temperature !== undefined && request.temperature !== null) sampling.temperature = request.temperature
-    if (request.top_p !== undefined && request.top_p !== null) sampling.topP = request.top_p
-    if (request.top_k !== undefined && request.top_k !== null) sampling.topK = request.top_k
     return {
       model: request.model,
       system: systemText(request.system),
@@ -97,7 +92,7 @@ export const messagesCall = (request: MessagesRequest): Either.Either<ChatCall, 
       toolChoice: yield* translateToolChoice(request.tool_choice, clientTools),
       responseFormat: undefined,
       preset: undefined,
-      sampling,
+      sampling: wireSampling(request),
       maxTokens: request.max_tokens,
       stop: request.stop_sequences === undefined || request.stop_sequences === null ? undefined : request.stop_sequences,
       stream: request.stream ?? false,

@@ -269,12 +269,22 @@ const peelPreset = (messages: ReadonlyArray<ChatMessage>) => {
   return { messages: [...messages.slice(0, -1), new UserMessage({ content: prefix.value.text })], prefix }
 }
 
-const put = <K extends keyof SamplingOverrides>(
-  target: { -readonly [P in keyof SamplingOverrides]?: SamplingOverrides[P] },
-  key: K,
-  value: SamplingOverrides[K] | null | undefined
-): void => {
-  if (value !== undefined && value !== null) target[key] = value
+/** The shapers a request sets, by the snake_case names OpenAI, Anthropic and Ollama share; absent or null ones left out. */
+export interface WireShapers {
+  readonly temperature?: number | null | undefined
+  readonly top_p?: number | null | undefined
+  readonly top_k?: number | null | undefined
+  readonly min_p?: number | null | undefined
+}
+
+/** The request's shapers as overrides of the preset's. */
+export const wireSampling = (wire: WireShapers): SamplingOverrides => {
+  const sampling: { -readonly [P in keyof SamplingOverrides]?: SamplingOverrides[P] } = {}
+  if (wire.temperature !== undefined && wire.temperature !== null) sampling.temperature = wire.temperature
+  if (wire.top_p !== undefined && wire.top_p !== null) sampling.topP = wire.top_p
+  if (wire.top_k !== undefined && wire.top_k !== null) sampling.topK = wire.top_k
+  if (wire.min_p !== undefined && wire.min_p !== null) sampling.minP = wire.min_p
+  return sampling
 }
 
 /** A schema-less `json_schema` format asks for JSON, as `json_object` does. */
@@ -297,12 +307,9 @@ export const parseChatCall = (json: unknown): Either.Either<ChatCall, ApiError> 
       : yield* translateTools(body.tools)
     const toolChoice = yield* translateToolChoice(body.tool_choice, clientTools)
     const peeled = peelPreset(translated.messages)
-    const sampling: { -readonly [P in keyof SamplingOverrides]?: SamplingOverrides[P] } = {}
-    if (Option.isSome(peeled.prefix)) put(sampling, "temperature", Option.getOrUndefined(peeled.prefix.value.temperature))
-    put(sampling, "temperature", body.temperature)
-    put(sampling, "topP", body.top_p)
-    put(sampling, "topK", body.top_k)
-    put(sampling, "minP", body.min_p)
+    // An inline prefix's temperature, under the body's own shapers.
+    const prefixTemperature = Option.flatMap(peeled.prefix, (prefix) => prefix.temperature)
+    const sampling = { ...wireSampling({ temperature: Option.getOrUndefined(prefixTemperature) }), ...wireSampling(body) }
     const options = body.stream_options ?? undefined
     const stop = body.stop ?? undefined
     return {

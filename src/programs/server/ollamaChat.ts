@@ -23,10 +23,9 @@ import {
   type OllamaMessage
 } from "../../domain/ollama/Chat.js"
 import type { ResponseFormat } from "../../domain/ResponseFormat.js"
-import type { SamplingOverrides } from "../../domain/Sampling.js"
 import { ToolCall } from "../../domain/ToolCall.js"
 import { type ApiError, badRequest } from "./ApiError.js"
-import { type ChatCall, declaredToolSpecs } from "./chatRequest.js"
+import { type ChatCall, declaredToolSpecs, wireSampling } from "./chatRequest.js"
 import { CompletionBuilder } from "./completionBody.js"
 import { decodeRequestBody, readJsonBody } from "./jsonBody.js"
 import type { TurnEvent, TurnTally } from "./turnEvents.js"
@@ -43,15 +42,10 @@ const formatOf = (format: OllamaChatRequest["format"]): ResponseFormat | undefin
     : { type: "json_schema", name: "format", schema: format }
 
 const optionsOf = (options: OllamaChatRequest["options"]) => {
-  const sampling: { -readonly [K in keyof SamplingOverrides]?: SamplingOverrides[K] } = {}
-  if (options?.temperature !== undefined && options.temperature !== null) sampling.temperature = options.temperature
-  if (options?.top_p !== undefined && options.top_p !== null) sampling.topP = options.top_p
-  if (options?.top_k !== undefined && options.top_k !== null) sampling.topK = options.top_k
-  if (options?.min_p !== undefined && options.min_p !== null) sampling.minP = options.min_p
   // Ollama's -1 (unbounded) and -2 (fill the context) both mean no limit of the request's own.
   const predict = options?.num_predict
   return {
-    sampling,
+    sampling: wireSampling(options ?? {}),
     maxTokens: predict !== undefined && predict !== null && predict > 0 ? predict : undefined,
     stop: options?.stop ?? undefined
   }
