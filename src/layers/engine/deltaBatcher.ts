@@ -44,6 +44,9 @@ export class DeltaBatcher {
     if (pending === undefined) return
     this.pending = undefined
     this.lastFlush = this.now()
-    this.emit(pending.kind === "Text" ? new TextDelta({ text: pending.text }) : new ReasoningDelta({ text: pending.text }))
+    // The text is a string by construction: checking it against the Schema on every flush would cost more than the flush.
+    this.emit(
+      pending.kind === "Text" ? new TextDelta({ text: pending.text }, true) : new ReasoningDelta({ text: pending.text }, true)
+    )
   }
 }

@@ -114,6 +114,13 @@ const failure = (error: unknown, generation: Generation): ChatModelError => {
 }
 
 /**
+ * The events below are built from the engine's own counters, never from
+ * input: validating each against its Schema would sit on the path to the
+ * first token and cost more than building it.
+ */
+const trusted = true
+
+/**
  * Receives node-llama-cpp's per-token callbacks and turns them into events on
  * a queue. The callbacks are synchronous and frequent, so offering to the
  * queue must not fork a fiber, and close deltas are coalesced.
@@ -151,7 +158,7 @@ class TurnSink {
     if (this.firstTokenAt === undefined) {
       this.firstTokenAt = performance.now()
       const total = this.generation.promptTokens
-      this.emit(new PromptProgress({ processed: total, total }))
+      this.emit(new PromptProgress({ processed: total, total }, trusted))
     }
     if (this.generation.mode._tag === "Forced") return // the call is read whole at the end
     // A shaped answer is JSON by construction: no tool markup to look for in it.
@@ -204,9 +211,9 @@ class TurnSink {
         contextUsed: sequence.nextTokenIndex,
         contextSize: generation.contextSize,
         ...(generatingMillis > 0 ? { tokensPerSecond: used.usedOutputTokens / (generatingMillis / 1000) } : {})
-      })
+      }, trusted)
     )
-    this.emit(new Finished({ reason: finishReason(result.metadata.stopReason, calls.length > 0) }))
+    this.emit(new Finished({ reason: finishReason(result.metadata.stopReason, calls.length > 0) }, trusted))
     Queue.unsafeOffer(this.queue, Take.end)
   }
 
@@ -254,7 +261,7 @@ const sampleProgress = (generation: Generation, sink: TurnSink) => {
     const processed = generation.cachedTokens + sequence.tokenMeter.diff(sink.meterAtStart).usedInputTokens
     if (sink.firstTokenAt !== undefined || processed <= reported || processed >= generation.promptTokens) return
     reported = processed
-    sink.emit(new PromptProgress({ processed, total: generation.promptTokens }))
+    sink.emit(new PromptProgress({ processed, total: generation.promptTokens }, trusted))
   })
   const untilFirstToken = Schedule.spaced("100 millis").pipe(Schedule.whileOutput(() => sink.firstTokenAt === undefined))
   return Effect.asVoid(Effect.forkScoped(Effect.repeat(sample, untilFirstToken)))
@@ -271,7 +278,7 @@ export const generate = (
   Effect.gen(function*() {
     const queue = yield* Queue.unbounded<Take.Take<ModelEvent, ChatModelError>>()
     const sink = new TurnSink(generation, queue)
-    sink.emit(new PromptProgress({ processed: generation.cachedTokens, total: generation.promptTokens }))
+    sink.emit(new PromptProgress({ processed: generation.cachedTokens, total: generation.promptTokens }, trusted))
     const controller = new AbortController()
     const running = start(generation, sink, controller.signal)
     let settled = false

@@ -45,6 +45,11 @@ export interface Service {
   readonly app: HttpApp.Default
   /** The generation gate: its load tells when running requests have drained. */
   readonly admission: Admission.Admission
+  /**
+   * The body of `GET /health`, counted as one answered request: for a
+   * listener that answers the liveness probe before the Effect stack.
+   */
+  readonly probe: () => string
   /** The resolved identity and settings, for banners. */
   readonly summary: {
     readonly modelId: string
@@ -158,9 +163,11 @@ export const make = (
     const counted = Effect.tap(refuseForeignOrigins(corsPolicy)(routed), (response) => metrics.request(response.status))
     const app: HttpApp.Default = cors(corsPolicy)(counted)
 
+    const probe = Effect.zipLeft(Effect.map(admission.load, (load) => Management.healthText(context, load)), metrics.request(200))
     return {
       app,
       admission,
+      probe: () => Effect.runSync(probe),
       summary: {
         modelId,
         backend: info.backend,

@@ -15,7 +15,7 @@
 import { type HttpApp, HttpMiddleware, HttpServer, type HttpServerError } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
 import { Duration, Effect, Layer, type Scope } from "effect"
-import { createServer, type Server } from "node:http"
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
 import * as SessionStack from "../../layers/session/SessionStack.js"
 import type { Admission } from "./admission.js"
 import { capPerClient } from "./connectionCap.js"
@@ -56,6 +56,29 @@ const drain = (node: Server, admission: Servable["admission"], grace: Duration.D
 export interface Servable {
   readonly app: HttpApp.Default
   readonly admission: Pick<Admission, "load" | "idle">
+  /** The body of `GET /health`, answered on the socket itself when given (see `answerProbe`). */
+  readonly probe?: () => string
+}
+
+/**
+ * Answers `GET /health` from node's request event, before a fiber is
+ * forked: orchestrators and load balancers poll it every second or so,
+ * and through the Effect stack it costs twice what the probe is worth.
+ * Only a request the stack would answer the same way takes this path: a
+ * known `Host`, no `Origin` (so no CORS headers are due), the exact path.
+ */
+const answerProbe = (
+  probe: () => string,
+  admitted: (host: string | undefined) => boolean,
+  request: IncomingMessage,
+  response: ServerResponse
+): boolean => {
+  if (request.method !== "GET" || request.url !== "/health") return false
+  if (request.headers.origin !== undefined || !admitted(request.headers.host)) return false
+  const body = probe()
+  response.writeHead(200, { "content-type": "application/json", "content-length": Buffer.byteLength(body) })
+  response.end(body)
+  return true
 }
 
 /**
@@ -90,7 +113,18 @@ export const serve = (
       })
       : () => true // a Unix socket: no browser page can reach it by a name
     // No span per request: at thousands of small requests a second the tracer is a measurable share of the work.
-    yield* HttpMiddleware.withTracerDisabledWhenEffect(server.serve(requireKnownHost(admitted)(served.app)), () => true)
+    const handler = yield* HttpMiddleware.withTracerDisabledWhenEffect(
+      NodeHttpServer.makeHandler(requireKnownHost(admitted)(served.app)),
+      () => true
+    )
+    const { probe } = served
+    const listener = probe === undefined
+      ? handler
+      : (request: IncomingMessage, response: ServerResponse) => {
+        if (!answerProbe(probe, admitted, request, response)) handler(request, response)
+      }
+    node.on("request", listener)
+    yield* Effect.addFinalizer(() => Effect.sync(() => node.off("request", listener)))
     // Added after the server's own finalizer, so it runs before it.
     yield* Effect.addFinalizer(() => drain(node, served.admission, Duration.seconds(listen.graceSeconds ?? defaultGraceSeconds)))
     return server

@@ -10,6 +10,7 @@ import { Effect, Either, Ref, Schema } from "effect"
 import { PresetName, presets } from "../../domain/Sampling.js"
 import { version } from "../version.js"
 import { badRequest, toResponse } from "./ApiError.js"
+import type { Load } from "./admission.js"
 import type { ChatContext } from "./turnPipeline.js"
 import { readJsonBody } from "./jsonBody.js"
 import type { CorsPolicy } from "./originPolicy.js"
@@ -42,23 +43,25 @@ export const compat = {
  * body in one write, as a bare `node:http` server does, where a byte body
  * without a length costs an encoding pass and a vectored write.
  */
-const json = (body: unknown, status = 200) =>
-  Effect.sync(() => {
-    const text = JSON.stringify(body)
-    return HttpServerResponse.raw(text, { status, contentType: "application/json", contentLength: Buffer.byteLength(text) })
+const jsonText = (text: string, status = 200) =>
+  HttpServerResponse.raw(text, { status, contentType: "application/json", contentLength: Buffer.byteLength(text) })
+
+const json = (body: unknown, status = 200) => Effect.sync(() => jsonText(JSON.stringify(body), status))
+
+/** The body of `GET /health` under `load`. */
+export const healthText = (context: ManagementContext, load: Load): string =>
+  JSON.stringify({
+    status: "ok",
+    model: context.modelId,
+    backend: context.backend,
+    ...(context.contextSize === undefined ? {} : { n_ctx: context.contextSize }),
+    slots: { total: context.parallel, active: load.active, queued: load.queued, queue_limit: context.queueLimit },
+    compat
   })
 
 /** `GET /health`. */
 export const health = (context: ManagementContext) =>
-  Effect.flatMap(context.admission.load, (load) =>
-    json({
-      status: "ok",
-      model: context.modelId,
-      backend: context.backend,
-      ...(context.contextSize === undefined ? {} : { n_ctx: context.contextSize }),
-      slots: { total: context.parallel, active: load.active, queued: load.queued, queue_limit: context.queueLimit },
-      compat
-    }))
+  Effect.map(context.admission.load, (load) => jsonText(healthText(context, load)))
 
 /** `GET /v1/models`. */
 export const models = (context: ManagementContext) =>

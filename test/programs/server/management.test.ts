@@ -139,6 +139,21 @@ describe("management endpoints", () => {
         expect(field(body, "compat", "easyai")).toContain("/health")
       }).pipe(Effect.provide(scripted([], { server: { parallel: 2, queueLimit: 3 } }))))
 
+    it.live("answers the same on the socket's fast path as through the app, and counts both", () =>
+      Effect.gen(function*() {
+        // Without `Origin`, the listener answers the probe itself; a same-origin page's request goes through the app.
+        const fast = yield* send("GET", "/health")
+        const origin = new URL(yield* baseUrl).origin
+        const routed = yield* send("GET", "/health", { headers: { origin } })
+        expect(routed.status).toBe(200)
+        expect(fast.text).toBe(routed.text)
+        expect(fast.headers["content-type"]).toBe(routed.headers["content-type"])
+        expect(fast.headers["content-length"]).toBe(routed.headers["content-length"])
+        // A query string is not the probe's exact path: the app answers it, the same way.
+        expect((yield* send("GET", "/health?verbose=1")).text).toBe(fast.text)
+        expect(sample(yield* metrics, "easyai_requests_total")).toBe(3)
+      }).pipe(Effect.provide(scripted([]))))
+
     it.live("defaults to one slot and a queue of 16, and shows n_ctx when the model knows it", () =>
       Effect.gen(function*() {
         const body = json(yield* send("GET", "/health"))
