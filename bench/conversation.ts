@@ -20,11 +20,13 @@
  * Per turn: the time to first token (the first content or reasoning delta,
  * else the end of the answer) and the share of the prompt that came from the
  * KV cache (`timings.cache_n` ÷ (`cache_n` + `prompt_n`), as the server
- * reports them). The conversation is held `--runs` times on fresh servers;
+ * reports them), and the share of what the previous turn left in the cache
+ * (its prompt and its answer) that this turn reused. The conversation is held `--runs` times on fresh servers;
  * the summary gives the median time to first token of the last turn both
  * answered in every run, default ÷ baseline, the median of that ratio over
- * every turn from 2 on in every run (steadier on a busy machine), and the
- * lowest cached share from turn 2 on.
+ * every turn from 2 on in every run (steadier on a busy machine), the
+ * lowest cached share from turn 2 on, and the lowest reuse of the previous
+ * turn from turn 2 on (on both servers).
  *
  * `--threads` is passed to the servers (1 by default, as the anchors), and
  * `--ctx` when given; no other setting is, and no settings file is read
@@ -136,6 +138,8 @@ interface Turn {
   readonly evaluatedTokens: number
   /** cache_n ÷ (cache_n + prompt_n); NaN when the server sent no timings. */
   readonly cachedShare: number
+  /** Tokens generated (`predicted_n`): with the prompt, what this turn leaves in the KV cache for the next. */
+  readonly predictedTokens: number
   readonly reply: string
   readonly error?: string
 }
@@ -154,7 +158,7 @@ const sendTurn = (url: string, messages: ReadonlyArray<Message>, inject: boolean
       if (!response.ok || response.body === null) {
         const text = await response.text()
         const end = performance.now() - start
-        return { turn, ttftMs: end, totalMs: end, cachedTokens: 0, evaluatedTokens: 0, cachedShare: Number.NaN, reply: "", error: `HTTP ${response.status}: ${text.slice(0, 300)}` }
+        return { turn, ttftMs: end, totalMs: end, cachedTokens: 0, evaluatedTokens: 0, cachedShare: Number.NaN, predictedTokens: 0, reply: "", error: `HTTP ${response.status}: ${text.slice(0, 300)}` }
       }
       let first: number | undefined
       let reply = ""
@@ -186,6 +190,7 @@ const sendTurn = (url: string, messages: ReadonlyArray<Message>, inject: boolean
       const endTime = performance.now()
       const cached = field(timings, "cache_n")
       const evaluated = field(timings, "prompt_n")
+      const predicted = field(timings, "predicted_n")
       const cachedTokens = typeof cached === "number" ? cached : 0
       const evaluatedTokens = typeof evaluated === "number" ? evaluated : 0
       return {
@@ -195,6 +200,7 @@ const sendTurn = (url: string, messages: ReadonlyArray<Message>, inject: boolean
         cachedTokens,
         evaluatedTokens,
         cachedShare: timings === undefined ? Number.NaN : cachedTokens / Math.max(1, cachedTokens + evaluatedTokens),
+        predictedTokens: typeof predicted === "number" ? predicted : 0,
         reply,
         ...(error === undefined ? {} : { error })
       }
@@ -243,6 +249,15 @@ const converse = (modelPath: string, tools: boolean, context: string) =>
     }
     return pairs
   }))
+
+/**
+ * Of what the previous turn left in the KV cache (its prompt and its
+ * answer), the share this turn reused: 1 when nothing that could come
+ * from the cache was evaluated again. Unlike the cached share of the
+ * prompt, it does not count the new user message, which no cache holds.
+ */
+const reusedShare = (previous: Turn, turn: Turn): number =>
+  Math.min(1, turn.cachedTokens / Math.max(1, previous.cachedTokens + previous.evaluatedTokens + previous.predictedTokens))
 
 /** The turns both servers answered. */
 const answered = (pairs: ReadonlyArray<Pair>) =>
@@ -296,6 +311,7 @@ const program = Effect.gen(function*() {
       const at = (turn: number) => answeredRuns.map((pairs) => pairs[turn]).flatMap((pair) => (pair === undefined ? [] : [pair]))
       const perTurn = Array.from({ length: lastTurn }, (_, turn) => {
         const pairs = at(turn)
+        const before = at(turn - 1)
         const ours = median(pairs.map((pair) => pair.ours.ttftMs))
         const baseline = median(pairs.map((pair) => pair.baseline.ttftMs))
         return {
@@ -305,6 +321,11 @@ const program = Effect.gen(function*() {
           ttftRatio: round2(ours / baseline),
           cachedShare: round2(Math.min(...pairs.map((pair) => pair.ours.cachedShare))),
           baselineCachedShare: round2(Math.min(...pairs.map((pair) => pair.baseline.cachedShare))),
+          // The lowest over the runs of the share of the previous turn's tokens reused (none before turn 2).
+          reusedShare: turn === 0 ? Number.NaN : round2(Math.min(...pairs.map((pair, run) => reusedShare(before[run]!.ours, pair.ours)))),
+          baselineReusedShare: turn === 0
+            ? Number.NaN
+            : round2(Math.min(...pairs.map((pair, run) => reusedShare(before[run]!.baseline, pair.baseline)))),
           promptTokens: pairs[0] === undefined ? 0 : pairs[0].ours.cachedTokens + pairs[0].ours.evaluatedTokens,
           evaluatedTokens: pairs[0]?.ours.evaluatedTokens ?? 0,
           baselineEvaluatedTokens: pairs[0]?.baseline.evaluatedTokens ?? 0
@@ -313,15 +334,17 @@ const program = Effect.gen(function*() {
       const last = perTurn.at(-1)
       const fromTurn2 = perTurn.slice(1).map((turn) => turn.cachedShare)
       const minShare = fromTurn2.length === 0 ? Number.NaN : Math.min(...fromTurn2)
+      const minReused = lastTurn < 2 ? Number.NaN : Math.min(...perTurn.slice(1).map((turn) => turn.reusedShare))
+      const minBaselineReused = lastTurn < 2 ? Number.NaN : Math.min(...perTurn.slice(1).map((turn) => turn.baselineReusedShare))
       // Every turn from 2 on, every run: one turn's ratio is at the mercy of the machine's other work.
       const laterRatios = answeredRuns.flatMap((pairs) => pairs.slice(1, lastTurn).map((pair) => pair.ours.ttftMs / pair.baseline.ttftMs))
       const medianLaterRatio = round2(median(laterRatios))
       const refused = held.map(refusal).find((error) => error !== undefined)
-      log(`${label}: turn ${lastTurn} TTFT default ÷ inject off ${last?.ttftRatio ?? Number.NaN}; lowest cached share from turn 2 ${minShare}`)
+      log(`${label}: turn ${lastTurn} TTFT default ÷ inject off ${last?.ttftRatio ?? Number.NaN}; lowest cached share from turn 2 ${minShare}, lowest reuse of the previous turn ${minReused} (inject off ${minBaselineReused})`)
       table.push(
         `${model.name} | ${tools ? "default" : "none"} | ${context === "" ? "default" : context} | ${lastTurn} | ` +
           `${last?.ttftMs ?? Number.NaN} | ${last?.baselineTtftMs ?? Number.NaN} | ${last?.ttftRatio ?? Number.NaN} | ${medianLaterRatio} | ` +
-          `${minShare} | ${last === undefined ? "-" : `${last.evaluatedTokens}/${last.baselineEvaluatedTokens}`} | ` +
+          `${minShare} | ${minReused} | ${minBaselineReused} | ${last === undefined ? "-" : `${last.evaluatedTokens}/${last.baselineEvaluatedTokens}`} | ` +
           `${refused === undefined ? "-" : refused.slice(0, 90)}`
       )
       results.push({
@@ -333,6 +356,8 @@ const program = Effect.gen(function*() {
         lastTurnTtftRatio: last?.ttftRatio ?? Number.NaN,
         medianTtftRatioFromTurn2: medianLaterRatio,
         minCachedShareFromTurn2: minShare,
+        minReusedShareFromTurn2: minReused,
+        baselineMinReusedShareFromTurn2: minBaselineReused,
         ...(refused === undefined ? {} : { refused }),
         turns: perTurn
       })
@@ -342,7 +367,7 @@ const program = Effect.gen(function*() {
   console.log(
     "model | tools | ctx | last turn answered | its median TTFT default ms | inject off ms | default÷off | " +
       "median default÷off of turns 2+ | " +
-      "min cached share from turn 2 | last turn evaluated default/off | refused"
+      "min cached share from turn 2 | min reuse of the previous turn | inject off | last turn evaluated default/off | refused"
   )
   for (const line of table) console.log(line)
   console.log(JSON.stringify({
