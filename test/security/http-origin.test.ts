@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Redacted } from "effect"
-import { bearerMatches } from "../../src/programs/server/security.js"
+import { bearerMatches } from "../../src/apps/server/security.js"
 import { exchange, jsonOf, type RawReply, send, statusOf } from "../support/rawHttp.js"
 import { startMcp, startServeSmall } from "../support/programProcess.js"
 

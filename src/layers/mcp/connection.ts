@@ -8,7 +8,7 @@
  */
 import { Effect, Either, Schema } from "effect"
 import { InitializeResult, isSupportedVersion, JsonRpcResponse, latestProtocolVersion, McpError } from "../../domain/mcp.js"
-import { version } from "../../programs/version.js"
+import { version } from "../../version.js"
 import type { Channel } from "./channel.js"
 
 /** A live connection. */

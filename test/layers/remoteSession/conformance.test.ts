@@ -15,7 +15,7 @@ import {
   Session,
   SessionStack
 } from "easyai"
-import { loadSession, saveSession } from "../../../src/programs/cli/sessionFile.js"
+import { loadSession, saveSession } from "../../../src/layers/session/sessionFile.js"
 import { conversationModel } from "../../support/conversationModel.js"
 import { type Server, startEntryServer } from "../../support/programProcess.js"
 import { type Harness, SessionHarness, SessionKey, sessionConformance } from "../../support/sessionConformance.js"

@@ -15,8 +15,8 @@ import { PresetName } from "../../../domain/Sampling.js"
 import type { IsolateMode } from "../../../layers/sandbox/isolation.js"
 import { checkToolEnvNames } from "../../../layers/sandbox/toolEnv.js"
 import { parseNetworks } from "../../../layers/tools/web/addressPolicy.js"
-import { parseAllowedHosts } from "../../server/hostPolicy.js"
-import { type CorsPolicy, describeCorsPolicy, parseCorsPolicy } from "../../server/originPolicy.js"
+import { parseAllowedHosts } from "../../../apps/server/hostPolicy.js"
+import { type CorsPolicy, describeCorsPolicy, parseCorsPolicy } from "../../../apps/server/originPolicy.js"
 import {
   defaultBodyTimeoutSeconds,
   defaultGraceSeconds,
@@ -25,8 +25,8 @@ import {
   defaultPort,
   defaultQueueLimit,
   defaultTimeoutSeconds
-} from "../../server/ServerOptions.js"
-import { sessionFileName } from "../sessionFileName.js"
+} from "../../../apps/server/ServerOptions.js"
+import { sessionFileName } from "../../../layers/session/sessionFileName.js"
 import * as C from "./codec.js"
 import { declare, type Program } from "./Setting.js"
 

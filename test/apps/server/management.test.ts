@@ -5,7 +5,7 @@ import { request as httpRequest } from "node:http"
 import packageJson from "../../../package.json" with { type: "json" }
 import { baseUrl, chat, field, json, type Reply, send, served } from "../../support/server.js"
 import { echo } from "../../support/tools.js"
-import * as WebUi from "../../../src/programs/server/webui.js"
+import * as WebUi from "../../../src/apps/server/webui.js"
 
 const user = (content: string) => ({ role: "user", content })
 

@@ -8,7 +8,7 @@
 import { HttpServerResponse } from "@effect/platform"
 import { Effect, Either, Ref, Schema } from "effect"
 import { PresetName, presets } from "../../domain/Sampling.js"
-import { version } from "../version.js"
+import { version } from "../../version.js"
 import { badRequest, toResponse } from "./ApiError.js"
 import type { Load } from "./admission.js"
 import type { ChatContext } from "./turnPipeline.js"

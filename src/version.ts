@@ -4,7 +4,7 @@
  *
  * @module
  */
-import packageJson from "../../package.json" with { type: "json" }
+import packageJson from "../package.json" with { type: "json" }
 
 /** The package version, e.g. `0.1.0`. */
 export const version: string = packageJson.version

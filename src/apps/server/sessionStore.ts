@@ -11,7 +11,7 @@ import { mkdir, readdir, rm, stat } from "node:fs/promises"
 import * as path from "node:path"
 import { AgentSessionId } from "../../domain/AgentRpc.js"
 import type { SessionStore } from "../../services/AgentSessions.js"
-import { loadSession, saveSession, sessionFileName } from "../cli/sessionFile.js"
+import { loadSession, saveSession, sessionFileName } from "../../layers/session/sessionFile.js"
 
 const isSessionId = Schema.is(AgentSessionId)
 

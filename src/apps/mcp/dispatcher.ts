@@ -36,7 +36,7 @@ import { isObject, parseJson } from "../../domain/json.js"
 import { maxJsonDepth, nestingExceeds } from "../../domain/jsonDepth.js"
 import { newToolCallId, ToolCall, ToolResult, type ToolSpec } from "../../domain/ToolCall.js"
 import type { ToolRegistry } from "../../services/ToolRegistry.js"
-import { version } from "../version.js"
+import { version } from "../../version.js"
 
 /**
  * How many requests one server runs at once, on every transport: stdio

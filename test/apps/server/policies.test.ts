@@ -4,8 +4,8 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Either } from "effect"
-import { hostAdmitter, parseAllowedHosts } from "../../../src/programs/server/hostPolicy.js"
-import { admits, isSameOrigin, parseCorsPolicy } from "../../../src/programs/server/originPolicy.js"
+import { hostAdmitter, parseAllowedHosts } from "../../../src/apps/server/hostPolicy.js"
+import { admits, isSameOrigin, parseCorsPolicy } from "../../../src/apps/server/originPolicy.js"
 
 describe("the Host rule", () => {
   it("on loopback: the loopback names, with no port or the server's", () => {
