@@ -6,8 +6,8 @@
  * swaps by one Layer:
  *
  * ```ts
- * const recorded = Layer.succeed(HttpClientLive.TransformClient, HttpClient.tapRequest(record))
- * program.pipe(Effect.provide(stack.pipe(Layer.provide(recorded))))
+ * const recorded = HttpClientLive.transform(HttpClient.tapRequest(record))
+ * program.pipe(Effect.provide(stack), Effect.provide(recorded))
  * ```
  *
  * @module
@@ -31,6 +31,14 @@ import { ConfigurationError } from "../../domain/errors.js"
 export class TransformClient extends Context.Reference<TransformClient>()("easyai/HttpClient/TransformClient", {
   defaultValue: (): (client: HttpClient.HttpClient) => HttpClient.HttpClient => (client) => client
 }) {}
+
+/**
+ * A Layer setting the {@link TransformClient} hook: a proxy, a recorder
+ * (`HttpClient.tapRequest`), or a whole test client (`() => testClient`).
+ */
+export const transform = (
+  f: (client: HttpClient.HttpClient) => HttpClient.HttpClient
+): Layer.Layer<never> => Layer.succeed(TransformClient, f)
 
 /** `client` through the {@link TransformClient} in context. */
 export const transformed = (client: HttpClient.HttpClient): Effect.Effect<HttpClient.HttpClient> =>
@@ -62,7 +70,7 @@ export const makeDispatcher = (
 /** How the default client is built. */
 export interface Options {
   /** A CA file to trust, or no verification at all. */
-  readonly tls?: TlsOptions
+  readonly tls?: TlsOptions | undefined
 }
 
 /**
