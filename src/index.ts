@@ -84,7 +84,7 @@ export {
   PlanItem,
   type PlanRequest,
   type PlanResult,
-  type PlanSnapshot,
+  PlanSnapshot,
   PlanStatus
 } from "./domain/plan.js"
 export * as AgentRpc from "./domain/AgentRpc.js"
