@@ -17,17 +17,24 @@
  */
 import { NodeRuntime } from "@effect/platform-node"
 import { Effect, Layer, Stream } from "effect"
-import { getLlama, LlamaChat, LlamaChatSession, type LlamaContext, LlamaLogLevel, type LlamaModel } from "node-llama-cpp"
+import {
+  getLlama,
+  LlamaChat,
+  LlamaChatSession,
+  type LlamaContext,
+  LlamaLogLevel,
+  type LlamaModel
+} from "node-llama-cpp"
 import {
   AssistantMessage,
   type ChatMessage,
   ChatModel,
   type ChatRequest,
   LocalChatModel,
-  presets,
   SystemMessage,
   UserMessage
 } from "../src/index.js"
+import { presets } from "../src/domain/Sampling.js"
 import { anchorEngineConfig, benchArgs } from "./args.js"
 import { log, median, round2 } from "./stats.js"
 

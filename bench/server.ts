@@ -33,11 +33,11 @@ import {
   type ChatModelService,
   type ChatRequest,
   LocalChatModel,
-  presets,
   ServerLive,
   SystemMessage,
   UserMessage
 } from "../src/index.js"
+import { presets } from "../src/domain/Sampling.js"
 import { anchorEngineConfig, benchArgs } from "./args.js"
 import { type Answer, type Client, forkClient, type Job, type LoadRun, loadTest, type StreamRun } from "./loadClient.js"
 import { log, median, round2, sum } from "./stats.js"

@@ -6,7 +6,8 @@
 //
 //   npx tsx examples/agent.ts [SANDBOX_DIR] [MEMORY_DIR]
 import { Effect, Schema } from "effect"
-import { easyai, ScriptedChatModel, systemTools, Tool } from "easyai"
+import { easyai, systemTools, Tool } from "easyai"
+import { ScriptedChatModel } from "easyai/testing"
 import { mkdtempSync } from "node:fs"
 import { tmpdir } from "node:os"
 import * as path from "node:path"

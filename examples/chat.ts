@@ -3,7 +3,8 @@
 // URL is given, else a scripted model.
 //
 //   npx tsx examples/chat.ts [BASE_URL MODEL]
-import { easyai, ScriptedChatModel } from "easyai"
+import { easyai } from "easyai"
+import { ScriptedChatModel } from "easyai/testing"
 
 const [url, name] = process.argv.slice(2)
 const base = url === undefined

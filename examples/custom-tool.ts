@@ -3,7 +3,8 @@
 // plain JSON Schema); the handler returns a value or a Promise. The scripted
 // model plays a tool-calling model: first it calls roll_dice, then it answers
 // with what the tool returned.
-import { easyai, ScriptedChatModel, tool } from "easyai"
+import { easyai, tool } from "easyai"
+import { ScriptedChatModel } from "easyai/testing"
 import { z } from "zod"
 
 const rollDice = tool({

@@ -1,16 +1,8 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Layer, Schema } from "effect"
-import {
-  ChatModel,
-  type ChatRequest,
-  ConfigurationError,
-  easyai,
-  ModelError,
-  presets,
-  ScriptedChatModel as Scripted,
-  Tool,
-  ToolResult
-} from "easyai"
+import { ChatModel, type ChatRequest, ConfigurationError, easyai, ModelError, Tool, ToolResult } from "easyai"
+import { presets } from "../src/domain/Sampling.js"
+import { ScriptedChatModel as Scripted } from "easyai/testing"
 import { tempDir } from "./support/tempDir.js"
 import { echo } from "./support/tools.js"
 

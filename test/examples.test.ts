@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Redacted } from "effect"
-import { ScriptedChatModel } from "easyai"
+import { ScriptedChatModel } from "easyai/testing"
 import { conversationModel } from "./support/conversationModel.js"
 import { testModels } from "./support/models.js"
 import { openaiPeer } from "./support/openaiPeer.js"

@@ -3,7 +3,8 @@
 //
 //   npx tsx examples/recipes/today-is.ts
 import { Clock, Effect } from "effect"
-import { easyai, ScriptedChatModel, Tool } from "easyai"
+import { easyai, Tool } from "easyai"
+import { ScriptedChatModel } from "easyai/testing"
 
 const weekdays = ["Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"]
 

@@ -8,7 +8,8 @@
 // {"city": "Paris", "temperature_c": 18.5, "conditions": "light rain"}.
 import { FetchHttpClient, HttpClient, HttpClientResponse } from "@effect/platform"
 import { Effect, Schema } from "effect"
-import { easyai, ScriptedChatModel, Tool } from "easyai"
+import { easyai, Tool } from "easyai"
+import { ScriptedChatModel } from "easyai/testing"
 
 const [api = "http://127.0.0.1:8080", city = "Paris"] = process.argv.slice(2)
 

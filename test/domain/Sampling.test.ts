@@ -1,14 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Either, Option, Schema } from "effect"
-import {
-  defaultPreset,
-  findPreset,
-  parsePresetPrefix,
-  PresetName,
-  presets,
-  resolveSampling,
-  SamplingOverrides
-} from "easyai"
+import { PresetName, SamplingOverrides } from "easyai"
+import { defaultPreset, findPreset, parsePresetPrefix, presets, resolveSampling } from "../../src/domain/Sampling.js"
 
 describe("presets", () => {
   it("has the five presets with their documented shapers", () => {

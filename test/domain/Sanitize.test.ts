@@ -6,7 +6,7 @@ import {
   toolAddendumCap,
   toolDescriptionCap,
   toolNameCap
-} from "easyai"
+} from "../../src/domain/Sanitize.js"
 
 const utf8Bytes = (text: string) => new TextEncoder().encode(text).length
 

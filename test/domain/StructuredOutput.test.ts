@@ -1,6 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Schema } from "effect"
-import { easyai, OutputDecodeError, outputFormat, ScriptedChatModel } from "easyai"
+import { easyai, OutputDecodeError, outputFormat } from "easyai"
+import { ScriptedChatModel } from "easyai/testing"
 import { z } from "zod"
 
 const Mood = Schema.Struct({ mood: Schema.Literal("happy", "sad") })

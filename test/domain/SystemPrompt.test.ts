@@ -1,21 +1,23 @@
 import { describe, expect, it } from "@effect/vitest"
 import {
-  builtinSystemPrompt,
   AssistantMessage,
+  type PreambleOptions,
+  SystemMessage,
+  ToolCall,
+  ToolMessage,
+  ToolSpec,
+  UserMessage
+} from "easyai"
+import {
+  builtinSystemPrompt,
   clockNote,
   composeSystemPrompt,
   dynamicPreamble,
   formatTimestamp,
   memoryVocabularyBlock,
-  type PreambleOptions,
-  SystemMessage,
-  ToolCall,
-  ToolMessage,
   toolsBlock,
-  ToolSpec,
-  UserMessage,
   withClockNotes
-} from "easyai"
+} from "../../src/domain/SystemPrompt.js"
 
 const at = Date.UTC(2026, 3, 27, 2, 14, 8) // 2026-04-27 02:14:08 UTC = 2026-04-26 23:14:08 in São Paulo
 

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { ScriptedChatModel } from "easyai"
+import { ScriptedChatModel } from "easyai/testing"
 import { commandLines } from "../../src/programs/cli/cmdLines.js"
 import { onTerminal } from "../support/pty.js"
 import { baseUrl, scriptedServer, withoutClock } from "../support/server.js"

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Layer } from "effect"
-import { ScriptedChatModel } from "easyai"
+import { ScriptedChatModel } from "easyai/testing"
 import { onTerminal } from "../support/pty.js"
 import { baseUrl, requestsReach, scriptedServer } from "../support/server.js"
 import { tempDir } from "../support/tempDir.js"

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { ScriptedChatModel } from "easyai"
+import { ScriptedChatModel } from "easyai/testing"
 import { existsSync, readFileSync } from "node:fs"
 import * as path from "node:path"
 import { onTerminal } from "../support/pty.js"

@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { ScriptedChatModel } from "easyai"
+import { ScriptedChatModel } from "easyai/testing"
 import { existsSync } from "node:fs"
 import * as path from "node:path"
 import { runCli } from "../support/process.js"

@@ -5,7 +5,9 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Duration, Effect, Redacted, Schedule } from "effect"
-import { LocalChatModel, presets, ScriptedChatModel, Usage } from "easyai"
+import { LocalChatModel, Usage } from "easyai"
+import { presets } from "../../src/domain/Sampling.js"
+import { ScriptedChatModel } from "easyai/testing"
 import type { Page } from "playwright-core"
 import { browser, newPage, screenshot, step, viewports } from "../support/browser.js"
 import { engineConfig, testModels } from "../support/models.js"

@@ -1,13 +1,6 @@
 import { Chunk, Effect, Layer, Stream } from "effect"
-import {
-  type AgentEvent,
-  AgentLive,
-  type Approval,
-  ApprovalLive,
-  ScriptedChatModel,
-  type Tool,
-  ToolRegistryLive
-} from "easyai"
+import { type AgentEvent, AgentLive, type Approval, ApprovalLive, type Tool, ToolRegistryLive } from "easyai"
+import { ScriptedChatModel } from "easyai/testing"
 
 /** An Agent on a scripted model, with the registry and the script's recorder exposed to the test. */
 export const scriptedAgent = (

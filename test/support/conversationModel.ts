@@ -12,7 +12,8 @@
  * | `slow <seconds>` | calls `bash` with `sleep <seconds>` |
  */
 import { Effect, Layer, Stream } from "effect"
-import { ChatModel, type ChatRequest, type ModelEvent, ScriptedChatModel } from "easyai"
+import { ChatModel, type ChatRequest, type ModelEvent } from "easyai"
+import { ScriptedChatModel } from "easyai/testing"
 import { withoutClock } from "./server.js"
 
 const userText = (request: ChatRequest): string | undefined => {

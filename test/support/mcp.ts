@@ -6,7 +6,8 @@
 import { HttpClient, HttpClientRequest, HttpServer } from "@effect/platform"
 import { NodeHttpClient } from "@effect/platform-node"
 import { Context, Effect, Layer } from "effect"
-import { type ListenOptions, McpServerApp, ScriptedChatModel, ServerLive, SessionStack, type Tool } from "easyai"
+import { type ListenOptions, McpServerApp, ServerLive, SessionStack, type Tool } from "easyai"
+import { ScriptedChatModel } from "easyai/testing"
 import type { Reply } from "./server.js"
 
 /** The protocol versions the server speaks, newest first (as the spec names them). */

@@ -10,8 +10,14 @@
  * ```
  */
 import { Duration, Effect, type Scope } from "effect"
-import type { ScriptedChatModel } from "easyai"
-import { createServer as createHttpServer, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from "node:http"
+import type { ScriptedChatModel } from "easyai/testing"
+import {
+  createServer as createHttpServer,
+  type IncomingHttpHeaders,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse
+} from "node:http"
 import { createServer as createHttpsServer } from "node:https"
 
 /** A self-signed certificate for 127.0.0.1 and localhost (test fixture only; valid until 2126). */

@@ -3,42 +3,16 @@
  * real listener (`ServerLive`), so every test goes over a real socket.
  */
 import { HttpClient, HttpClientRequest, HttpServer } from "@effect/platform"
-import { NodeHttpClient } from "@effect/platform-node"
 import { createParser } from "eventsource-parser"
-import { Effect, Layer, Schedule, Schema, Stream } from "effect"
-import { ScriptedChatModel, ServerLive } from "easyai"
+import { Effect, Schedule, Schema, Stream } from "effect"
+import { ScriptedChatModel } from "easyai/testing"
 
 /** The server's base URL, e.g. `http://127.0.0.1:40123`. */
 export const baseUrl = Effect.map(HttpServer.HttpServer, (server) =>
   server.address._tag === "TcpAddress" ? `http://127.0.0.1:${server.address.port}` : server.address.path)
 
-/**
- * The server built from `options` on port 0, and an `HttpClient` whose
- * relative URLs go to it.
- */
-export const served = <E>(options: ServerLive.Options<E>) => {
-  const server = ServerLive.layer({ ...options, listen: { port: 0, graceSeconds: 1, ...options.listen } })
-  const client = Layer.effect(
-    HttpClient.HttpClient,
-    Effect.gen(function*() {
-      const base = yield* baseUrl
-      return (yield* HttpClient.HttpClient).pipe(HttpClient.mapRequest(HttpClientRequest.prependUrl(base)))
-    })
-  ).pipe(Layer.provide(NodeHttpClient.layerUndici))
-  return Layer.provideMerge(client, server)
-}
-
-/**
- * A server whose model replays `turns` (and records what it was asked), by
- * default with no tools of its own: what a client program talks to in tests.
- */
-export const scriptedServer = (
-  turns: ReadonlyArray<ScriptedChatModel.Turn>,
-  options: Partial<ServerLive.Options<never>> = {}
-) => {
-  const model = ScriptedChatModel.layer(turns)
-  return Layer.merge(served({ model, session: { withDefaultTools: false }, ...options }), model)
-}
+/** The server on a free loopback port with a client that reaches it, and one whose model replays a script. */
+export { scriptedServer, testServer as served } from "easyai/testing"
 
 /** A user message's text without the clock note it carries to the model ("\n\nSent: …"). */
 export const withoutClock = (text: string): string => text.split("\n\nSent: ")[0] ?? text

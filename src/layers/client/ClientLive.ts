@@ -31,7 +31,8 @@ import { Client, type Health, type RemoteModel, type RemoteTool, type Service } 
 import { completionEvents, TurnAssembler } from "./assemble.js"
 import { type FailureContext, statusFailure, transportFailure } from "./failures.js"
 import * as Sse from "./sse.js"
-import { makeDispatcher, makeTransport, type SendFailure, type Transport } from "./transport.js"
+import * as HttpClientLive from "../http/HttpClientLive.js"
+import { makeTransport, type SendFailure, type Transport } from "./transport.js"
 import { AnyObject, Completion, CompletionChunk, ModelList, requestBody, ToolList } from "./wire.js"
 
 /** The longest piece of a bad body quoted in an error. */
@@ -128,16 +129,19 @@ const healthOf = (text: string): Health => {
   return { status: typeof status === "string" ? status : "ok", details: parsed.right }
 }
 
-/** Builds the client; the undici Agent (and its sockets) live as long as the scope. */
+/**
+ * Builds the client on the one HTTP stack (`HttpClientLive`, with the
+ * config's TLS and the `TransformClient` in context); its sockets live as
+ * long as the scope.
+ */
 export const make = (config: ClientConfig): Effect.Effect<Service, ConfigurationError, Scope.Scope> =>
   Effect.gen(function*() {
     const problems = configProblems(config)
     if (problems.length > 0) return yield* new ConfigurationError({ message: `remote client: ${problems.join("; ")}` })
     const urls = endpoints(config.baseUrl)
     const apiKey = config.apiKey
-    const dispatcher = yield* makeDispatcher(config.tls)
     const transport = makeTransport(
-      dispatcher,
+      yield* HttpClientLive.make({ tls: config.tls }),
       { retries: retriesOf(config), timeout: inactivityTimeout(config) },
       (request) => {
         const withAgent = HttpClientRequest.setHeader(request, "user-agent", "easyai")

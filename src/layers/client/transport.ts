@@ -1,18 +1,13 @@
 /**
- * The HTTP transport under the client: an undici Agent honouring the TLS
- * options, `@effect/platform`'s HttpClient on it, one retried send, and body
- * reads under the inactivity timeout. HTTP types stay in this layer: what
+ * The HTTP transport under the client: a client of the one HTTP stack
+ * (`layers/http`), one retried send, and body reads under the inactivity
+ * timeout. HTTP types stay in this layer: what
  * leaves it is a response to read and the typed errors of `httpErrors`.
  *
  * @module
  */
 import { HttpClient, type HttpClientError, type HttpClientRequest, type HttpClientResponse } from "@effect/platform"
-import { NodeHttpClient } from "@effect/platform-node"
-import * as Undici from "@effect/platform-node/Undici"
 import { Duration, Effect, ExecutionStrategy, Exit, Scope, Stream } from "effect"
-import { readFile } from "node:fs/promises"
-import type { TlsOptions } from "../../domain/ClientConfig.js"
-import { ConfigurationError } from "../../domain/errors.js"
 import { HttpStatusError, TransportError } from "../../domain/httpErrors.js"
 import { type AttemptError, withRetry } from "./retry.js"
 
@@ -68,34 +63,13 @@ const requestFailure = (error: HttpClientError.HttpClientError): TransportError 
   return new TransportError({ reason: "Unreachable", url, detail: causeText(error.cause, error.message), cause: error })
 }
 
-/** The undici Agent: trusts `caFile` when given, skips verification when `insecure`. Destroyed with the scope. */
-export const makeDispatcher = (
-  tls: TlsOptions | undefined
-): Effect.Effect<Undici.Dispatcher, ConfigurationError, Scope.Scope> =>
-  Effect.gen(function*() {
-    const caFile = tls?.caFile
-    const ca = caFile === undefined ? undefined : yield* Effect.tryPromise({
-      try: () => readFile(caFile, "utf8"),
-      catch: (error) =>
-        new ConfigurationError({ message: `cannot read the TLS CA file ${caFile}: ${causeText(error, String(error))}` })
-    })
-    const connect = {
-      ...(ca === undefined ? {} : { ca }),
-      ...(tls?.insecure === true ? { rejectUnauthorized: false } : {})
-    }
-    return yield* Effect.acquireRelease(
-      Effect.sync(() => new Undici.Agent({ connect })),
-      (agent) => Effect.ignore(Effect.tryPromise(() => agent.destroy()))
-    )
-  })
-
-/** The transport on a dispatcher. */
+/** The transport on `http`, a client of the one stack (`HttpClientLive.make`). */
 export const makeTransport = (
-  dispatcher: Undici.Dispatcher,
+  http: HttpClient.HttpClient,
   options: TransportOptions,
   decorate: (request: HttpClientRequest.HttpClientRequest) => HttpClientRequest.HttpClientRequest
 ): Transport => {
-  const client = HttpClient.withScope(NodeHttpClient.makeUndici(dispatcher).pipe(HttpClient.mapRequest(decorate)))
+  const client = HttpClient.withScope(http.pipe(HttpClient.mapRequest(decorate)))
   const waited = Duration.format(options.timeout)
 
   const body = (response: HttpClientResponse.HttpClientResponse): Stream.Stream<Uint8Array, TransportError> => {

@@ -23,7 +23,8 @@ import { Duration, Effect, Either, ExecutionStrategy, Exit, Layer, Option, Sched
 import { isValidAlias, McpError, qualifiedToolName, ToolsListResult, type WireTool } from "../../domain/mcp.js"
 import { McpClient, type McpServer, type McpServerConfig, type McpTool, type Service } from "../../services/McpClient.js"
 import { ToolRegistry } from "../../services/ToolRegistry.js"
-import { makeDispatcher, makeTransport } from "../client/transport.js"
+import { makeTransport } from "../client/transport.js"
+import * as HttpClientLive from "../http/HttpClientLive.js"
 import * as Connection from "./connection.js"
 import * as HttpChannel from "./httpChannel.js"
 import * as StdioChannel from "./stdioChannel.js"
@@ -74,7 +75,7 @@ const make = (options: Options) =>
     const timeout = Duration.seconds(options.timeoutSeconds ?? 120)
     const transport = makeTransport(
       // Without TLS options there is no CA file to read: this cannot fail.
-      yield* Effect.orDie(makeDispatcher(undefined)),
+      yield* Effect.orDie(HttpClientLive.make()),
       { retries: options.retries ?? 5, timeout },
       (request) => HttpClientRequest.setHeader(request, "user-agent", "easyai")
     )

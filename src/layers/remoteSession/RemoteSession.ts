@@ -21,7 +21,6 @@
  * @module
  */
 import { HttpClient, HttpClientError, HttpClientRequest } from "@effect/platform"
-import { NodeHttpClient } from "@effect/platform-node"
 import { RpcClient, type RpcClientError, type RpcGroup, RpcSerialization } from "@effect/rpc"
 import { Cause, Context, Effect, Layer, Option, Redacted, Schema, Stream } from "effect"
 import { AgentRpcs, AgentSessionError, AgentSessionId, type RemoteTurnEvent } from "../../domain/AgentRpc.js"
@@ -38,7 +37,7 @@ import type { AgentError } from "../../services/Agent.js"
 import { Approval } from "../../services/Approval.js"
 import { type ChatOptions, type Service, Session } from "../../services/Session.js"
 import * as ApprovalLive from "../approval/ApprovalLive.js"
-import { makeDispatcher } from "../client/transport.js"
+import * as HttpClientLive from "../http/HttpClientLive.js"
 
 /** The session on the server: its id (to resume it later) and what only a remote session can do. */
 export interface Remote {
@@ -198,9 +197,8 @@ const interruptedAsTransport = (cause: Cause.Cause<AgentError>): Effect.Effect<n
 /** The protocol's client over HTTP to `options.url`, for the life of the scope. */
 export const httpClient = (options: Options) =>
   Effect.gen(function*() {
-    const dispatcher = yield* makeDispatcher(options.tls)
     const key = options.apiKey === undefined ? undefined : typeof options.apiKey === "string" ? options.apiKey : Redacted.value(options.apiKey)
-    const http = NodeHttpClient.makeUndici(dispatcher).pipe(
+    const http = (yield* HttpClientLive.make({ tls: options.tls })).pipe(
       HttpClient.filterStatusOk,
       HttpClient.mapRequest((request) => {
         const addressed = HttpClientRequest.prependUrl(request, endpoints(options.url).rpc)

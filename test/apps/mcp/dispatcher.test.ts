@@ -4,15 +4,8 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Either, Schema, TestClock } from "effect"
-import {
-  datetime,
-  type JsonRpcResponse,
-  McpDispatcher,
-  Tool,
-  ToolRegistryLive,
-  ToolsCallResult,
-  ToolsListResult
-} from "easyai"
+import { datetime, McpDispatcher, Tool, ToolRegistryLive } from "easyai"
+import { type JsonRpcResponse, ToolsCallResult, ToolsListResult } from "../../../src/domain/mcp.js"
 import packageJson from "../../../package.json" with { type: "json" }
 import { callParams, initializeParams, rpcNotification, rpcRequest, specVersions } from "../../support/mcp.js"
 import { field } from "../../support/server.js"

@@ -8,7 +8,8 @@ import { HttpClient, HttpClientRequest } from "@effect/platform"
 import { NodeHttpClient } from "@effect/platform-node"
 import { describe, expect, it } from "@effect/vitest"
 import { Chunk, Deferred, Effect, Exit, Fiber, Redacted, Schedule, Scope, Stream } from "effect"
-import { ScriptedChatModel, Tool } from "easyai"
+import { Tool } from "easyai"
+import { ScriptedChatModel } from "easyai/testing"
 import { connect } from "node:net"
 import {
   callParams,

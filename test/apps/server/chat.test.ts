@@ -1,7 +1,18 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { ScriptedChatModel, type ServerLive } from "easyai"
-import { chat, field, json, scriptedRequests, scriptedServer, send, sseFrames, streamedContent, withoutClock } from "../../support/server.js"
+import type { ServerLive } from "easyai"
+import { ScriptedChatModel } from "easyai/testing"
+import {
+  chat,
+  field,
+  json,
+  scriptedRequests,
+  scriptedServer,
+  send,
+  sseFrames,
+  streamedContent,
+  withoutClock
+} from "../../support/server.js"
 import { echo } from "../../support/tools.js"
 
 const user = (content: string) => ({ role: "user", content })

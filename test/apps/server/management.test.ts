@@ -1,6 +1,8 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Layer, Redacted, Stream } from "effect"
-import { ChatModel, Finished, presets, ScriptedChatModel, type ServerLive, TextDelta } from "easyai"
+import { ChatModel, Finished, type ServerLive, TextDelta } from "easyai"
+import { presets } from "../../../src/domain/Sampling.js"
+import { ScriptedChatModel } from "easyai/testing"
 import { request as httpRequest } from "node:http"
 import packageJson from "../../../package.json" with { type: "json" }
 import { baseUrl, chat, field, json, type Reply, send, served } from "../../support/server.js"

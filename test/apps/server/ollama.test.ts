@@ -6,7 +6,8 @@
  */
 import { describe, expect, it, layer } from "@effect/vitest"
 import { Effect } from "effect"
-import { LocalChatModel, ScriptedChatModel } from "easyai"
+import { LocalChatModel } from "easyai"
+import { ScriptedChatModel } from "easyai/testing"
 import { Ollama } from "ollama"
 import { engineConfig, testModels } from "../../support/models.js"
 import { baseUrl, scriptedRequests, scriptedServer, send, served } from "../../support/server.js"

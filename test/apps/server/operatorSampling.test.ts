@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { ScriptedChatModel } from "easyai"
+import { ScriptedChatModel } from "easyai/testing"
 import { chat, scriptedRequests, scriptedServer } from "../../support/server.js"
 
 const user = (content: string) => ({ role: "user", content })

@@ -11,16 +11,16 @@ import {
   Client,
   ClientLive,
   easyai,
-  presets,
   PromptProgress,
   RemoteChatModel,
-  ScriptedChatModel,
   type ServerLive,
   Session,
   SessionStack,
   Tool,
   UserMessage
 } from "easyai"
+import { presets } from "../../../src/domain/Sampling.js"
+import { ScriptedChatModel } from "easyai/testing"
 import OpenAI from "openai"
 import type {
   ChatCompletionChunk,

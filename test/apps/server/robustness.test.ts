@@ -7,12 +7,24 @@ import {
   ContextOverflow,
   Finished,
   ModelError,
-  ScriptedChatModel,
   type ServerLive,
   type ServerOptions,
   TextDelta
 } from "easyai"
-import { chat, field, json, openStream, type Reply, type Send, send, served, sseFrames, streamedContent, withoutClock } from "../../support/server.js"
+import { ScriptedChatModel } from "easyai/testing"
+import {
+  chat,
+  field,
+  json,
+  openStream,
+  type Reply,
+  type Send,
+  send,
+  served,
+  sseFrames,
+  streamedContent,
+  withoutClock
+} from "../../support/server.js"
 import { echo } from "../../support/tools.js"
 
 const user = (content: string) => ({ role: "user", content })

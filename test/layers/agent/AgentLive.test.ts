@@ -6,17 +6,17 @@ import {
   ApprovalLive,
   AssistantMessage,
   type ChatMessage,
-  failOnHopLimit,
-  hasNoDanglingToolCalls,
   HopLimitReached,
   ModelError,
-  ScriptedChatModel as Scripted,
   SystemMessage,
   Tool,
   ToolCall,
   ToolMessage,
   UserMessage
 } from "easyai"
+import { failOnHopLimit } from "../../../src/domain/AgentEvent.js"
+import { hasNoDanglingToolCalls } from "../../../src/domain/Message.js"
+import { ScriptedChatModel as Scripted } from "easyai/testing"
 import { collect, completion, scriptedAgent, tags } from "../../support/agent.js"
 import { echo, named } from "../../support/tools.js"
 

@@ -1,15 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Layer, Ref, Schema } from "effect"
-import {
-  Approval,
-  ApprovalLive,
-  type Decision,
-  ScriptedChatModel,
-  Session,
-  SessionStack,
-  Tool,
-  ToolCall
-} from "easyai"
+import { Approval, ApprovalLive, type Decision, Session, SessionStack, Tool, ToolCall } from "easyai"
+import { ScriptedChatModel } from "easyai/testing"
 
 const toolCall = (name: string) => new ToolCall({ id: `call_${name}`, name, arguments: "{}" })
 

@@ -29,13 +29,13 @@ import {
   ModelError,
   PromptProgress,
   SamplingParams,
-  ScriptedChatModel as Scripted,
   SystemMessage,
   ToolCall,
   ToolMessage,
   ToolSpec,
   UserMessage
 } from "easyai"
+import { ScriptedChatModel as Scripted } from "easyai/testing"
 import { mkdtempSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import * as path from "node:path"

@@ -5,7 +5,9 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Chunk, Deferred, Effect, Fiber, Schema, Stream } from "effect"
-import { hasNoDanglingToolCalls, ScriptedChatModel as Scripted, Session, SessionStack, Tool } from "easyai"
+import { Session, SessionStack, Tool } from "easyai"
+import { hasNoDanglingToolCalls } from "../../../src/domain/Message.js"
+import { ScriptedChatModel as Scripted } from "easyai/testing"
 import * as RemoteChatModel from "../../../src/layers/model/RemoteChatModel.js"
 import { openaiPeer, type PeerOptions } from "../../support/openaiPeer.js"
 

@@ -8,11 +8,11 @@ import {
   EngineLive,
   type ModelEvent,
   ModelLoadError,
-  presets,
   SystemMessage,
   Tool,
   UserMessage
 } from "easyai"
+import { presets } from "../../../src/domain/Sampling.js"
 import { readGgufFileInfo } from "node-llama-cpp"
 import { writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"

@@ -5,7 +5,8 @@
  */
 import { describe, expect, it, layer } from "@effect/vitest"
 import { Chunk, Effect, Schema, Stream } from "effect"
-import { type ChatRequest, Engine, EngineLive, type ModelEvent, presets, SystemMessage, Tool, UserMessage } from "easyai"
+import { type ChatRequest, Engine, EngineLive, type ModelEvent, SystemMessage, Tool, UserMessage } from "easyai"
+import { presets } from "../../../src/domain/Sampling.js"
 import {
   boundStrings,
   maxForcedString,

@@ -2,9 +2,8 @@ import { describe, expect, it } from "@effect/vitest"
 import { Effect, Either, Fiber, Layer, Option, TestClock } from "effect"
 import {
   McpClient,
-  type McpServerConfig,
   McpServerApp,
-  ScriptedChatModel,
+  type McpServerConfig,
   ServerLive,
   Session,
   SessionStack,
@@ -13,6 +12,7 @@ import {
   ToolRegistry,
   ToolRegistryLive
 } from "easyai"
+import { ScriptedChatModel } from "easyai/testing"
 import * as SdkMcpServer from "../../support/sdkMcpServer.js"
 import { echo, named } from "../../support/tools.js"
 

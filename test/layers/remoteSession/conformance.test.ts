@@ -7,7 +7,6 @@ import { RpcTest } from "@effect/rpc"
 import { Context, Effect, Exit, Layer, Ref, Scope } from "effect"
 import {
   AgentRpcHandlers,
-  AgentRpcs,
   AgentSessionsLive,
   directoryStore,
   type ModelError,
@@ -15,6 +14,7 @@ import {
   Session,
   SessionStack
 } from "easyai"
+import { AgentRpcs } from "../../../src/domain/AgentRpc.js"
 import { loadSession, saveSession } from "../../../src/layers/session/sessionFile.js"
 import { conversationModel } from "../../support/conversationModel.js"
 import { type Server, startEntryServer } from "../../support/programProcess.js"

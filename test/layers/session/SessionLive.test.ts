@@ -1,13 +1,8 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Deferred, Effect, Fiber, Stream, TestClock } from "effect"
 import {
-  interruptedMark,
   AssistantMessage,
-  builtinSystemPrompt,
-  hasNoDanglingToolCalls,
   ModelError,
-  presets,
-  ScriptedChatModel as Scripted,
   Session,
   SessionLive,
   SystemMessage,
@@ -15,6 +10,11 @@ import {
   ToolRegistry,
   UserMessage
 } from "easyai"
+import { interruptedMark } from "../../../src/services/Session.js"
+import { builtinSystemPrompt } from "../../../src/domain/SystemPrompt.js"
+import { hasNoDanglingToolCalls } from "../../../src/domain/Message.js"
+import { presets } from "../../../src/domain/Sampling.js"
+import { ScriptedChatModel as Scripted } from "easyai/testing"
 import { scriptedSession } from "../../support/session.js"
 import { echo, named } from "../../support/tools.js"
 

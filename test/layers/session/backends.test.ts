@@ -6,16 +6,9 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Chunk, Deferred, Effect, Fiber, Layer, Schema, Stream } from "effect"
-import {
-  type ChatModel,
-  hasNoDanglingToolCalls,
-  LocalChatModel,
-  RemoteChatModel,
-  ScriptedChatModel as Scripted,
-  Session,
-  SessionStack,
-  Tool
-} from "easyai"
+import { type ChatModel, LocalChatModel, RemoteChatModel, Session, SessionStack, Tool } from "easyai"
+import { hasNoDanglingToolCalls } from "../../../src/domain/Message.js"
+import { ScriptedChatModel as Scripted } from "easyai/testing"
 import { engineConfig, testModels } from "../../support/models.js"
 import { openaiPeer } from "../../support/openaiPeer.js"
 

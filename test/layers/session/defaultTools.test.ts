@@ -2,7 +2,8 @@ import { describe, expect, it } from "@effect/vitest"
 import { Chunk, Effect, Fiber, Stream } from "effect"
 import { mkdirSync, writeFileSync } from "node:fs"
 import * as path from "node:path"
-import { Plan, ScriptedChatModel as Scripted, Session, SessionStack, ToolRegistry } from "easyai"
+import { Plan, Session, SessionStack, ToolRegistry } from "easyai"
+import { ScriptedChatModel as Scripted } from "easyai/testing"
 import { tempDir } from "../../support/tempDir.js"
 
 /** A skills directory holding one skill, `greeting`. */

@@ -2,7 +2,8 @@ import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { readFileSync, writeFileSync, chmodSync } from "node:fs"
 import * as path from "node:path"
-import { easyai, ScriptedChatModel as Scripted, Session, SessionStack, ToolRegistry } from "easyai"
+import { easyai, Session, SessionStack, ToolRegistry } from "easyai"
+import { ScriptedChatModel as Scripted } from "easyai/testing"
 import { tempDir } from "../../support/tempDir.js"
 
 const toolNames = Effect.flatMap(ToolRegistry, (registry) => Effect.map(registry.specs, (specs) => specs.map((s) => s.name)))

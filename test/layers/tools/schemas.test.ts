@@ -1,6 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { ScriptedChatModel as Scripted, SessionStack, ToolRegistry, type ToolSpec } from "easyai"
+import { SessionStack, ToolRegistry, type ToolSpec } from "easyai"
+import { ScriptedChatModel as Scripted } from "easyai/testing"
 import { tempDir } from "../../support/tempDir.js"
 
 /** Every built-in tool, both surfaces of each family. */

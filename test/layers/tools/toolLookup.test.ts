@@ -1,6 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { ToolCall, toolLookup, ToolRegistry, ToolRegistryLive } from "easyai"
+import { ToolCall, ToolRegistry, ToolRegistryLive } from "easyai"
+import { toolLookup } from "../../../src/layers/tools/toolLookup.js"
 import { echo, named } from "../../support/tools.js"
 
 const lookup = (args: unknown) =>

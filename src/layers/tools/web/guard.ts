@@ -25,6 +25,7 @@ import type { LookupAddress } from "node:dns"
 import { lookup as dnsLookup } from "node:dns"
 import { connect, isIP, type LookupFunction } from "node:net"
 import { Agent, buildConnector } from "undici"
+import { transformed } from "../../http/HttpClientLive.js"
 import type { AddressPolicy } from "./addressPolicy.js"
 import { AddressRefused } from "./errors.js"
 
@@ -103,18 +104,17 @@ export const guardedConnector = (policy: AddressPolicy, resolve: LookupFunction)
 
 /**
  * An `HttpClient` whose every connection goes through {@link guardedConnector}:
- * its own undici agent, closed with the scope. It is built once per set of
- * web tools, because the policy is a property of the connections themselves
- * and no shared agent can carry it.
+ * its own undici agent, closed with the scope, then the HTTP stack's
+ * `TransformClient` (a recorder or tracer sees the requests; the connections
+ * under it keep the policy). It is built once per set of web tools, because
+ * the policy is a property of the connections themselves and no shared agent
+ * can carry it.
  */
 export const guardedClient = (
   policy: AddressPolicy,
   resolve: LookupFunction = dnsLookup
 ): Effect.Effect<HttpClient.HttpClient, never, Scope.Scope> =>
-  Effect.map(
-    Effect.acquireRelease(
-      Effect.sync(() => new Agent({ connect: guardedConnector(policy, resolve) })),
-      (agent) => Effect.promise(() => agent.destroy())
-    ),
-    NodeHttpClient.makeUndici
-  )
+  Effect.acquireRelease(
+    Effect.sync(() => new Agent({ connect: guardedConnector(policy, resolve) })),
+    (agent) => Effect.promise(() => agent.destroy())
+  ).pipe(Effect.flatMap((agent) => transformed(NodeHttpClient.makeUndici(agent))))
