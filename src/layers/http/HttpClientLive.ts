@@ -19,6 +19,7 @@ import { Context, Effect, Layer, type Scope } from "effect"
 import { readFile } from "node:fs/promises"
 import type { TlsOptions } from "../../domain/ClientConfig.js"
 import { ConfigurationError } from "../../domain/errors.js"
+import { causeText } from "./causeText.js"
 
 /**
  * A hook applied to every HTTP client the library builds, as
@@ -44,9 +45,6 @@ export const transform = (
 export const transformed = (client: HttpClient.HttpClient): Effect.Effect<HttpClient.HttpClient> =>
   Effect.map(TransformClient, (transform) => transform(client))
 
-/** A short reason from a failure's cause, e.g. "ENOENT: no such file or directory". */
-const reason = (error: unknown): string => error instanceof Error ? error.message : String(error)
-
 /** An undici agent: trusts `caFile` when given, skips verification when `insecure`. Destroyed with the scope. */
 export const makeDispatcher = (
   tls: TlsOptions | undefined
@@ -55,7 +53,8 @@ export const makeDispatcher = (
     const caFile = tls?.caFile
     const ca = caFile === undefined ? undefined : yield* Effect.tryPromise({
       try: () => readFile(caFile, "utf8"),
-      catch: (error) => new ConfigurationError({ message: `cannot read the TLS CA file ${caFile}: ${reason(error)}` })
+      catch: (error) =>
+        new ConfigurationError({ message: `cannot read the TLS CA file ${caFile}: ${causeText(error, String(error))}` })
     })
     const connect = {
       ...(ca === undefined ? {} : { ca }),
