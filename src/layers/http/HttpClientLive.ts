@@ -26,8 +26,10 @@ import { causeText } from "./causeText.js"
  * `@effect/ai-openai`'s `transformClient` option is: add a proxy, TLS
  * material, tracing or a recorder. Identity by default. The web tools pass
  * it their guarded client, whose connections keep their address policy
- * whatever the hook adds on top; a hook that returns an unrelated client
- * opts out of that policy.
+ * whatever the hook adds on top. A hook that returns an unrelated client
+ * takes that policy away (the web tools check addresses where connections
+ * are made, nowhere else): replace the client only in tests, or with an
+ * egress proxy that enforces its own policy.
  */
 export class TransformClient extends Context.Reference<TransformClient>()("easyai/HttpClient/TransformClient", {
   defaultValue: (): (client: HttpClient.HttpClient) => HttpClient.HttpClient => (client) => client
