@@ -6,9 +6,7 @@
  *
  * @module
  */
-import { HttpServer } from "@effect/platform"
-import type { HttpServerError } from "@effect/platform"
-import type { HttpClient } from "@effect/platform"
+import { type HttpClient, HttpServer, type HttpServerError } from "@effect/platform"
 import { Layer } from "effect"
 import * as ServerLive from "./apps/server/ServerLive.js"
 import { layer as httpClientLayer } from "./layers/http/HttpClientLive.js"

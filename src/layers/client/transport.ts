@@ -9,6 +9,7 @@
 import { HttpClient, type HttpClientError, type HttpClientRequest, type HttpClientResponse } from "@effect/platform"
 import { Duration, Effect, ExecutionStrategy, Exit, Scope, Stream } from "effect"
 import { HttpStatusError, TransportError } from "../../domain/httpErrors.js"
+import { causeText } from "../http/causeText.js"
 import { type AttemptError, withRetry } from "./retry.js"
 
 /** The most bytes of an error body kept for its message. */
@@ -44,15 +45,6 @@ export interface Transport {
 export interface TransportOptions {
   readonly retries: number
   readonly timeout: Duration.Duration
-}
-
-/** A short reason from a transport failure's cause, e.g. "ECONNREFUSED connect ECONNREFUSED 127.0.0.1:9". */
-const causeText = (cause: unknown, fallback: string): string => {
-  if (!(cause instanceof Error)) return fallback
-  const code = "code" in cause && typeof cause.code === "string" ? cause.code : undefined
-  const inner = cause.cause instanceof Error ? cause.cause.message : undefined
-  const text = inner !== undefined && inner !== cause.message ? `${cause.message}: ${inner}` : cause.message
-  return code !== undefined && !text.includes(code) ? `${code} ${text}` : text
 }
 
 const requestFailure = (error: HttpClientError.HttpClientError): TransportError => {

@@ -19,14 +19,17 @@ import { Context, Effect, Layer, type Scope } from "effect"
 import { readFile } from "node:fs/promises"
 import type { TlsOptions } from "../../domain/ClientConfig.js"
 import { ConfigurationError } from "../../domain/errors.js"
+import { causeText } from "./causeText.js"
 
 /**
  * A hook applied to every HTTP client the library builds, as
  * `@effect/ai-openai`'s `transformClient` option is: add a proxy, TLS
  * material, tracing or a recorder. Identity by default. The web tools pass
  * it their guarded client, whose connections keep their address policy
- * whatever the hook adds on top; a hook that returns an unrelated client
- * opts out of that policy.
+ * whatever the hook adds on top. A hook that returns an unrelated client
+ * takes that policy away (the web tools check addresses where connections
+ * are made, nowhere else): replace the client only in tests, or with an
+ * egress proxy that enforces its own policy.
  */
 export class TransformClient extends Context.Reference<TransformClient>()("easyai/HttpClient/TransformClient", {
   defaultValue: (): (client: HttpClient.HttpClient) => HttpClient.HttpClient => (client) => client
@@ -44,9 +47,6 @@ export const transform = (
 export const transformed = (client: HttpClient.HttpClient): Effect.Effect<HttpClient.HttpClient> =>
   Effect.map(TransformClient, (transform) => transform(client))
 
-/** A short reason from a failure's cause, e.g. "ENOENT: no such file or directory". */
-const reason = (error: unknown): string => error instanceof Error ? error.message : String(error)
-
 /** An undici agent: trusts `caFile` when given, skips verification when `insecure`. Destroyed with the scope. */
 export const makeDispatcher = (
   tls: TlsOptions | undefined
@@ -55,7 +55,8 @@ export const makeDispatcher = (
     const caFile = tls?.caFile
     const ca = caFile === undefined ? undefined : yield* Effect.tryPromise({
       try: () => readFile(caFile, "utf8"),
-      catch: (error) => new ConfigurationError({ message: `cannot read the TLS CA file ${caFile}: ${reason(error)}` })
+      catch: (error) =>
+        new ConfigurationError({ message: `cannot read the TLS CA file ${caFile}: ${causeText(error, String(error))}` })
     })
     const connect = {
       ...(ca === undefined ? {} : { ca }),

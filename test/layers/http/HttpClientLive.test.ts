@@ -7,8 +7,19 @@
 import { HttpClient, HttpClientResponse } from "@effect/platform"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Exit } from "effect"
-import { Client, ClientLive, ConfigurationError, HttpClientLive, type Tool, webTools } from "easyai"
+import {
+  Client,
+  ClientLive,
+  ConfigurationError,
+  HttpClientLive,
+  McpClient,
+  SessionStack,
+  type Tool,
+  webTools
+} from "easyai"
+import { ScriptedChatModel } from "easyai/testing"
 import { loopbackServer } from "../../support/loopbackServer.js"
+import * as SdkMcpServer from "../../support/sdkMcpServer.js"
 import { tempDir } from "../../support/tempDir.js"
 import * as path from "node:path"
 
@@ -54,6 +65,25 @@ describe("HttpClientLive", () => {
       expect(page.content).toContain("A page on loopback.")
       expect(seen).toEqual([`GET ${server.base}/v1/models`, `GET ${server.base}/page`])
       expect(server.hits).toEqual(["/v1/models", "/page"])
+    })))
+
+  it.live("the same Layer records the MCP client's requests to an MCP server over HTTP", () =>
+    Effect.scoped(Effect.gen(function*() {
+      const server = yield* SdkMcpServer.start()
+      const { layer, seen } = recorder()
+      const stack = SessionStack.layer({
+        model: ScriptedChatModel.layer([]),
+        session: { withDefaultTools: false },
+        mcp: { servers: [{ url: server.url, alias: "sdk" }], retries: 0 }
+      })
+      const servers = yield* Effect.flatMap(McpClient, (mcp) => mcp.servers).pipe(
+        Effect.provide(stack),
+        Effect.provide(layer)
+      )
+      expect(servers.map((connected) => connected.alias)).toEqual(["sdk"])
+      expect(seen.length).toBeGreaterThan(0)
+      expect(seen.every((request) => request.endsWith(` ${server.url}`))).toBe(true)
+      expect(seen).toContain(`POST ${server.url}`)
     })))
 
   it.live("a test client replaces the network by one Layer", () =>
