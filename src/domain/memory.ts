@@ -21,6 +21,8 @@
  */
 import { Either, Schema } from "effect"
 import type { KeywordCount, MemoryVocabulary } from "./SystemPrompt.js"
+import { utf8Length } from "./utf8.js"
+import { splitWords } from "./words.js"
 
 /** The longest keyword, in bytes. */
 export const keywordMaxBytes = 32
@@ -292,24 +294,6 @@ export const listPrefix = (prefix: string): Either.Either<string, MemoryError> =
   return Either.right(trimmed.toLowerCase())
 }
 
-/** The UTF-8 size of a string, in bytes, without encoding it. */
-export const utf8Length = (text: string): number => {
-  let bytes = 0
-  for (let i = 0; i < text.length; i++) {
-    const code = text.charCodeAt(i)
-    if (code < 0x80) bytes += 1
-    else if (code < 0x800) bytes += 2
-    else if (code >= 0xd800 && code <= 0xdbff && i + 1 < text.length) {
-      const next = text.charCodeAt(i + 1)
-      if (next >= 0xdc00 && next <= 0xdfff) {
-        bytes += 4
-        i++
-      } else bytes += 3 // a lone surrogate is written as U+FFFD
-    } else bytes += 3
-  }
-  return bytes
-}
-
 const formatBytes = (bytes: number): string => `${bytes} bytes`
 
 /** Checks a body against the cap and for emptiness. */
@@ -400,19 +384,8 @@ export interface ParsedEntry {
   readonly body: string
 }
 
-/** Splits a header's keyword list on spaces, tabs and commas. */
-const splitWords = (text: string): ReadonlyArray<string> => {
-  const words: Array<string> = []
-  let word = ""
-  for (const char of text) {
-    if (char === " " || char === "\t" || char === ",") {
-      if (word !== "") words.push(word)
-      word = ""
-    } else word += char
-  }
-  if (word !== "") words.push(word)
-  return words
-}
+/** A header's keyword list is split on spaces, tabs and commas. */
+const isKeywordSeparator = (char: string): boolean => char === " " || char === "\t" || char === ","
 
 /**
  * Parses an entry file: a first line `keywords: a b c` (commas allowed, as
@@ -424,7 +397,7 @@ export const parseEntry = (text: string): ParsedEntry | undefined => {
   const first = lineEnd === -1 ? text : text.slice(0, lineEnd)
   const line = first.endsWith("\r") ? first.slice(0, -1) : first
   if (!line.startsWith("keywords:")) return undefined
-  const headerKeywords = splitWords(line.slice("keywords:".length))
+  const headerKeywords = splitWords(line.slice("keywords:".length), isKeywordSeparator)
   if (lineEnd === -1) return { headerKeywords, bodyStart: text.length, body: "" }
   let bodyStart = lineEnd + 1
   if (text.startsWith("\r\n", bodyStart)) bodyStart += 2

@@ -15,6 +15,7 @@ import type { TlsOptions } from "../../domain/ClientConfig.js"
 import { ConfigurationError } from "../../domain/errors.js"
 import { HttpStatusError, TransportError } from "../../domain/httpErrors.js"
 import { type AttemptError, withRetry } from "./retry.js"
+import { networkErrorText } from "../../domain/errorText.js"
 
 /** The most bytes of an error body kept for its message. */
 const maxErrorBody = 64 * 1024
@@ -51,21 +52,12 @@ export interface TransportOptions {
   readonly timeout: Duration.Duration
 }
 
-/** A short reason from a transport failure's cause, e.g. "ECONNREFUSED connect ECONNREFUSED 127.0.0.1:9". */
-const causeText = (cause: unknown, fallback: string): string => {
-  if (!(cause instanceof Error)) return fallback
-  const code = "code" in cause && typeof cause.code === "string" ? cause.code : undefined
-  const inner = cause.cause instanceof Error ? cause.cause.message : undefined
-  const text = inner !== undefined && inner !== cause.message ? `${cause.message}: ${inner}` : cause.message
-  return code !== undefined && !text.includes(code) ? `${code} ${text}` : text
-}
-
 const requestFailure = (error: HttpClientError.HttpClientError): TransportError => {
   const url = error.request.url
   if (error._tag === "RequestError" && error.reason !== "Transport") {
-    return new TransportError({ reason: "InvalidRequest", url, detail: causeText(error.cause, error.message), cause: error })
+    return new TransportError({ reason: "InvalidRequest", url, detail: networkErrorText(error.cause, error.message), cause: error })
   }
-  return new TransportError({ reason: "Unreachable", url, detail: causeText(error.cause, error.message), cause: error })
+  return new TransportError({ reason: "Unreachable", url, detail: networkErrorText(error.cause, error.message), cause: error })
 }
 
 /** The undici Agent: trusts `caFile` when given, skips verification when `insecure`. Destroyed with the scope. */
@@ -77,7 +69,7 @@ export const makeDispatcher = (
     const ca = caFile === undefined ? undefined : yield* Effect.tryPromise({
       try: () => readFile(caFile, "utf8"),
       catch: (error) =>
-        new ConfigurationError({ message: `cannot read the TLS CA file ${caFile}: ${causeText(error, String(error))}` })
+        new ConfigurationError({ message: `cannot read the TLS CA file ${caFile}: ${networkErrorText(error, String(error))}` })
     })
     const connect = {
       ...(ca === undefined ? {} : { ca }),
@@ -105,7 +97,7 @@ export const makeTransport = (
         new TransportError({
           reason: "Cut",
           url,
-          detail: `the connection broke off mid-response: ${causeText(error.cause, error.message)}`,
+          detail: `the connection broke off mid-response: ${networkErrorText(error.cause, error.message)}`,
           cause: error
         })
       ),

@@ -8,7 +8,9 @@
 import { Either } from "effect"
 import { parseDocument } from "yaml"
 import { sanitizeAddendum, sanitizeSingleLine } from "../../domain/Sanitize.js"
-import { errorText } from "./textFile.js"
+import { errorText } from "../../domain/errorText.js"
+import { isObject } from "../../domain/json.js"
+import { utf8Length } from "../../domain/utf8.js"
 
 /** What the system prompt carries: every skill's instructions, or a list plus `read_skill`. */
 export type SkillsMode = "full" | "readOnDemand"
@@ -43,12 +45,6 @@ export interface SkillDocument {
   readonly body: string
 }
 
-type JsonRecord = { readonly [key: string]: unknown }
-
-/** Whether `value` is a JSON object (not an array, not null). */
-export const isRecord = (value: unknown): value is JsonRecord =>
-  typeof value === "object" && value !== null && !Array.isArray(value)
-
 const isAlphanumeric = (char: string): boolean =>
   (char >= "a" && char <= "z") || (char >= "A" && char <= "Z") || (char >= "0" && char <= "9")
 
@@ -70,7 +66,6 @@ export const shown = (value: unknown): string => {
 }
 
 /** The length of `text` in UTF-8 bytes. */
-export const utf8Bytes = (text: string): number => Buffer.byteLength(text, "utf8")
 
 const frontmatterShape = "the file must start with a line \"---\", then YAML with \"name\" and \"description\", " +
   "then a line \"---\", then the instructions"
@@ -121,7 +116,7 @@ export const parseSkillFile = (
   const parsed = parseYaml(label, lines.slice(1, close).join("\n"))
   if (Either.isLeft(parsed)) return Either.left(parsed.left)
   const frontmatter = parsed.right
-  if (!isRecord(frontmatter)) {
+  if (!isObject(frontmatter)) {
     return Either.left([
       `${label}: the frontmatter must be a YAML mapping with "name" and "description", got ${shown(frontmatter)}`
     ])
@@ -155,7 +150,7 @@ export const parseSkillFile = (
     )
   }
   const body = lines.slice(close + 1).join("\n").trim()
-  const bodyBytes = utf8Bytes(body)
+  const bodyBytes = utf8Length(body)
   if (body === "") {
     errors.push(`${label}: there are no instructions after the frontmatter`)
   } else if (bodyBytes > skillLimits.bodyBytes) {

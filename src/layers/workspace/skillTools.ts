@@ -16,8 +16,10 @@ import {
   type ParsedManifest,
   parseManifest
 } from "../tools/external/manifest.js"
-import { isRecord, readSkillName, shown, toolsFileName } from "./skillFile.js"
-import { errorCode, errorText, readTextFile } from "./textFile.js"
+import { readSkillName, shown, toolsFileName } from "./skillFile.js"
+import { readTextFile } from "./textFile.js"
+import { errorCode, errorText } from "../../domain/errorText.js"
+import { isObject, parseJson } from "../../domain/json.js"
 
 /** How the operator lets skills run programs. */
 export interface SkillsOptions {
@@ -46,16 +48,12 @@ const resolveRelativeCommands = (
   text: string,
   folder: string
 ): Either.Either<string, ReadonlyArray<string>> => {
-  let manifest: unknown
-  try {
-    manifest = JSON.parse(text)
-  } catch {
-    return Either.right(text) // parseManifest locates the syntax error in the original text
-  }
-  if (!isRecord(manifest) || !Array.isArray(manifest["tools"])) return Either.right(text)
+  // parseManifest locates a syntax error in the original text
+  const manifest = Either.getOrUndefined(parseJson(text))
+  if (!isObject(manifest) || !Array.isArray(manifest["tools"])) return Either.right(text)
   const errors: Array<string> = []
   const tools = manifest["tools"].map((entry: unknown, index) => {
-    if (!isRecord(entry)) return entry
+    if (!isObject(entry)) return entry
     const command = entry["command"]
     if (typeof command !== "string" || command.startsWith("/") || !command.includes("/")) return entry
     const resolved = nodePath.resolve(folder, command)

@@ -13,6 +13,7 @@ import { badRequest, toResponse } from "./ApiError.js"
 import type { ChatContext } from "./turnPipeline.js"
 import { readJsonBody } from "./jsonBody.js"
 import type { CorsPolicy } from "./originPolicy.js"
+import { utf8Length } from "../../domain/utf8.js"
 
 /** What the management endpoints report beyond the chat context. */
 export interface ManagementContext extends ChatContext {
@@ -45,7 +46,7 @@ export const compat = {
 const json = (body: unknown, status = 200) =>
   Effect.sync(() => {
     const text = JSON.stringify(body)
-    return HttpServerResponse.raw(text, { status, contentType: "application/json", contentLength: Buffer.byteLength(text) })
+    return HttpServerResponse.raw(text, { status, contentType: "application/json", contentLength: utf8Length(text) })
   })
 
 /** `GET /health`. */

@@ -26,6 +26,7 @@ import { Sandbox } from "../../../services/Sandbox.js"
 import { readUpTo, withRegular } from "../../files/regularFile.js"
 import { type ExternalToolDefinition, isManifestFileName, limits, parseManifest, sandboxCwd } from "./manifest.js"
 import { externalTool } from "./run.js"
+import { errorCode, errorText } from "../../../domain/errorText.js"
 
 /** What a load produced: the tools, and what the operator should read. */
 export interface ExternalToolsLoad {
@@ -49,11 +50,7 @@ const failedFile = (errors: ReadonlyArray<string>, warnings: ReadonlyArray<strin
   warnings
 })
 
-// boundary: node's errors carry a `code`, which their type does not declare
-const errorCode = (error: unknown): unknown =>
-  typeof error === "object" && error !== null ? (error as { readonly code?: unknown }).code : undefined
 
-const errorText = (error: unknown): string => (error instanceof Error ? error.message : String(error))
 
 const isWorldWritable = (mode: number): boolean => (mode & 0o002) !== 0
 

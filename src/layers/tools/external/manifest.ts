@@ -18,6 +18,8 @@
  */
 import { Either } from "effect"
 import { isEasyaiVariable } from "../../sandbox/toolEnv.js"
+import { isObject, parseJson } from "../../../domain/json.js"
+import { utf8Length } from "../../../domain/utf8.js"
 
 /** The limits a manifest must respect; each closes a class of resource abuse. */
 export const limits = {
@@ -92,8 +94,6 @@ export interface ParsedManifest {
 
 type JsonRecord = { readonly [key: string]: unknown }
 
-const isRecord = (value: unknown): value is JsonRecord =>
-  typeof value === "object" && value !== null && !Array.isArray(value)
 
 const isLetter = (char: string): boolean => (char >= "a" && char <= "z") || (char >= "A" && char <= "Z")
 const isDigit = (char: string): boolean => char >= "0" && char <= "9"
@@ -130,7 +130,6 @@ const shown = (value: unknown): string => {
 
 const baseName = (path: string): string => path.slice(path.lastIndexOf("/") + 1)
 
-const byteLength = (text: string): number => Buffer.byteLength(text, "utf8")
 
 const topLevelFields: ReadonlyArray<string> = ["version", "tools"]
 const toolFields: ReadonlyArray<string> = [
@@ -194,13 +193,8 @@ const jsonErrorText = (text: string, message: string): string => {
   return `invalid JSON at line ${line}, column ${column}: ${message.slice(0, at)}`
 }
 
-const parseJson = (text: string): Either.Either<unknown, string> => {
-  try {
-    return Either.right(JSON.parse(text))
-  } catch (error) {
-    return Either.left(jsonErrorText(text, error instanceof Error ? error.message : String(error)))
-  }
-}
+const parseManifestJson = (text: string): Either.Either<unknown, string> =>
+  Either.mapLeft(parseJson(text), (message) => jsonErrorText(text, message))
 
 /** A bounded integer field: absent gives the default, out of range is clamped with a warning. */
 const clampedInteger = (
@@ -279,7 +273,7 @@ const checkCommand = (tool: JsonRecord, report: Report): string => {
 const checkParameters = (tool: JsonRecord, report: Report): ReadonlyArray<ExternalParameter> | undefined => {
   if (!Object.hasOwn(tool, "parameters")) return []
   const parameters = tool["parameters"]
-  if (!isRecord(parameters)) {
+  if (!isObject(parameters)) {
     report.error(
       `${report.where}: "parameters" must be an object such as {"type": "object", "properties": {}}, ` +
         `got ${shown(parameters)}`
@@ -296,7 +290,7 @@ const checkParameters = (tool: JsonRecord, report: Report): ReadonlyArray<Extern
     fail(`"parameters.type" must be "object", got ${shown(parameters["type"])}`)
   }
   const properties = Object.hasOwn(parameters, "properties") ? parameters["properties"] : {}
-  if (!isRecord(properties)) {
+  if (!isObject(properties)) {
     fail(`"parameters.properties" must be an object, got ${shown(properties)}`)
     return undefined
   }
@@ -314,7 +308,7 @@ const checkParameters = (tool: JsonRecord, report: Report): ReadonlyArray<Extern
       continue
     }
     const property = properties[name]
-    if (!isRecord(property)) {
+    if (!isObject(property)) {
       fail(`parameter "${name}" must be an object such as {"type": "string"}, got ${shown(property)}`)
       continue
     }
@@ -416,7 +410,7 @@ const checkArgv = (
       report.error(`${report.where}: ${label} must be a string, got ${shown(element)}`)
       return
     }
-    const bytes = byteLength(element)
+    const bytes = utf8Length(element)
     if (bytes > limits.argvElementBytes) {
       report.error(`${report.where}: ${label} has ${bytes} bytes, more than ${limits.argvElementBytes}`)
       return
@@ -554,7 +548,7 @@ const checkTool = (
     error: (message) => errors.push(`${file}: ${message}`),
     warn: (message) => warnings.push(`${file}: ${message}`)
   }
-  if (!isRecord(entry)) {
+  if (!isObject(entry)) {
     report.error(`tools[${index}] must be an object, got ${shown(entry)}`)
     return undefined
   }
@@ -597,14 +591,14 @@ export const parseManifest = (
   text: string,
   reservedNames: ReadonlyArray<string>
 ): Either.Either<ParsedManifest, ReadonlyArray<string>> => {
-  const size = byteLength(text)
+  const size = utf8Length(text)
   if (size > limits.manifestBytes) {
     return Either.left([`${file}: manifest exceeds ${limits.manifestBytes} bytes (it has ${size})`])
   }
-  const parsed = parseJson(text)
+  const parsed = parseManifestJson(text)
   if (Either.isLeft(parsed)) return Either.left([`${file}: ${parsed.left}`])
   const manifest = parsed.right
-  if (!isRecord(manifest)) {
+  if (!isObject(manifest)) {
     return Either.left([`${file}: the manifest must be a JSON object such as {"version": 1, "tools": [...]}`])
   }
   const errors: Array<string> = []

@@ -25,6 +25,7 @@ import { type ProcessResult, Sandbox, type Service as SandboxService } from "../
 import { isEasyaiVariable } from "../../sandbox/toolEnv.js"
 import { ending, outputWithNote } from "../processReport.js"
 import { type ExternalParameter, type ExternalToolDefinition, sandboxCwd } from "./manifest.js"
+import { utf8Length } from "../../../domain/utf8.js"
 
 /** A checked argument value; each fills exactly one argv element. */
 export type ArgumentValue = string | number | boolean
@@ -127,7 +128,7 @@ const passthroughEnv = (names: ReadonlyArray<string>): Record<string, string> =>
   for (const name of names) {
     if (isEasyaiVariable(name)) continue
     const value = process.env[name]
-    if (value !== undefined && Buffer.byteLength(value, "utf8") <= maxEnvValueBytes) env[name] = value
+    if (value !== undefined && utf8Length(value) <= maxEnvValueBytes) env[name] = value
   }
   return env
 }
