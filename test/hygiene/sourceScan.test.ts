@@ -89,3 +89,27 @@ describe("the idioms the helpers replace are not written inline", () => {
     expect(filesMatching(/"request failed unexpectedly"/)).toEqual(["programs/server/ApiError.ts"])
   })
 })
+
+describe("the domain is pure data and rules", () => {
+  const domain = sources.filter((source) => source.file.startsWith("domain/"))
+
+  it("scans the domain", () => {
+    expect(domain.length).toBeGreaterThan(20)
+  })
+
+  it("imports no node: module", () => {
+    expect(domain.filter((source) => /from "node:|import\("node:|require\("node:/.test(source.code)).map((source) => source.file))
+      .toEqual([])
+  })
+
+  it("writes no terminal escape sequence", () => {
+    const escape = /\\u001b|\\x1b|\\u\{1b\}|\\033|\u001b/i
+    expect(domain.filter((source) => escape.test(source.text)).map((source) => source.file)).toEqual([])
+  })
+
+  it("neither renders a plan nor formats an entry file", () => {
+    expect(filesMatching(definitionOf("renderPlan\\w*")).filter((file) => file.startsWith("domain/"))).toEqual([])
+    expect(filesMatching(definitionOf("(?:renderEntry|parseEntry|headerLine|appendMessage)")).filter((file) => file.startsWith("domain/")))
+      .toEqual([])
+  })
+})

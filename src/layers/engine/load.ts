@@ -6,6 +6,7 @@
  */
 import { Effect, type Scope } from "effect"
 import * as NodeLlamaCpp from "node-llama-cpp"
+import { availableParallelism } from "node:os"
 import {
   getLlama,
   GgmlType,
@@ -15,10 +16,13 @@ import {
   LlamaLogLevel,
   type LlamaModel
 } from "node-llama-cpp"
-import { type EngineConfig, effectiveThreads, unsupportedSettings } from "../../domain/EngineConfig.js"
+import { type EngineConfig, threadsWithin, unsupportedSettings } from "../../domain/EngineConfig.js"
 import { ModelLoadError } from "../../domain/errors.js"
 import { resolveModelPath } from "./resolveModel.js"
 import { errorCode, errorText } from "../../domain/errorText.js"
+
+/** The thread count to use: as configured, but never more than the cores this process may use. */
+const effectiveThreads = (config: EngineConfig): number => threadsWithin(config, availableParallelism())
 
 /** What loading produced. */
 export interface Loaded {

@@ -32,11 +32,10 @@ import {
   type EntryName,
   immutable,
   MemoryError,
-  notFound,
-  parseEntry,
-  renderEntry,
-  vocabularyOf
+  notFound
 } from "../../domain/memory.js"
+import { vocabularyOf } from "../../domain/memoryViews.js"
+import { parseEntry, renderEntry } from "./entryFile.js"
 import { MemoryStore } from "../../services/MemoryStore.js"
 import { describeKind, readUpTo, type SpecialKind, withRegular } from "../files/regularFile.js"
 import { type Backend, makeService, metaOf } from "./backend.js"
