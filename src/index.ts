@@ -7,7 +7,9 @@
  */
 
 // Tier 1: the façade.
-export { type AskOptions, type ConnectOptions, EasyAgent, easyai, type StructuredAskOptions } from "./easyai.js"
+export { EasyAgent, easyai } from "./easyai.js"
+export type { AskOptions, ConnectOptions, StructuredAskOptions } from "./easyaiOptions.js"
+export { EasyAiError, isEasyAiError } from "./EasyAiError.js"
 
 // Domain: data, tagged errors, pure functions.
 export * from "./domain/AgentEvent.js"

@@ -53,8 +53,13 @@ export class ModelLoadError extends Schema.TaggedError<ModelLoadError>()("ModelL
   }
 }
 
+/** Everything a `ChatModel` stream can fail with, as one Schema (to decode, encode or match it). */
+export const ChatModelError = Schema.Union(ModelError, ContextOverflow)
 /** Everything a `ChatModel` stream can fail with. */
-export type ChatModelError = ModelError | ContextOverflow
+export type ChatModelError = typeof ChatModelError.Type
+
+/** Whether `value` is an error a `ChatModel` stream fails with (`ModelError` or `ContextOverflow`). */
+export const isChatModelError: (value: unknown) => value is ChatModelError = Schema.is(ChatModelError)
 
 /**
  * The agent used its whole tool-hop budget without the model giving a final
