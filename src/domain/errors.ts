@@ -189,3 +189,29 @@ export class SandboxSetupError extends Schema.TaggedError<SandboxSetupError>()("
       : `tool environment: ${this.detail}`
   }
 }
+
+/**
+ * A tools manifest (an `EASYAI-*.tools` file, a skill's `tools.json`) that
+ * cannot be used: every problem found at once, one line each, each naming
+ * the file (and the tool and field) so an operator can act on it.
+ */
+export class ManifestError extends Schema.TaggedError<ManifestError>()("ManifestError", {
+  file: Schema.String,
+  /** At least one; each a whole sentence that names where the problem is. */
+  problems: Schema.Array(Schema.String)
+}) {
+  override get message(): string {
+    return this.problems.join("\n")
+  }
+}
+
+/** A skill's `SKILL.md` that cannot be used: every problem found, one line each, naming the file. */
+export class SkillError extends Schema.TaggedError<SkillError>()("SkillError", {
+  file: Schema.String,
+  /** At least one; each a whole sentence that names where the problem is. */
+  problems: Schema.Array(Schema.String)
+}) {
+  override get message(): string {
+    return this.problems.join("\n")
+  }
+}

@@ -113,3 +113,28 @@ describe("the domain is pure data and rules", () => {
       .toEqual([])
   })
 })
+
+describe("small modules", () => {
+  it("no source file is over 400 lines", () => {
+    const long = sources
+      .map((source) => ({ file: source.file, lines: source.text.split("\n").length - (source.text.endsWith("\n") ? 1 : 0) }))
+      .filter((source) => source.lines > 400)
+    expect(long).toEqual([])
+  })
+})
+
+describe("manifest and skill problems are typed errors", () => {
+  it("parseManifest and parseSkillFile fail with ManifestError and SkillError, not bare strings", () => {
+    const signatures = sources.filter((source) => /export const parse(?:Manifest|SkillFile|SkillTools) = /.test(source.code))
+    expect(signatures.map((source) => source.file).sort()).toEqual([
+      "layers/tools/external/manifest.ts",
+      "layers/workspace/skillFile.ts",
+      "layers/workspace/skillTools.ts"
+    ])
+    for (const source of signatures) {
+      const start = source.code.search(/export const parse(?:Manifest|SkillFile|SkillTools) = /)
+      const signature = source.code.slice(start, source.code.indexOf("=>", start))
+      expect(signature).toMatch(/\): Either\.Either<\w+, (?:ManifestError|SkillError)>/)
+    }
+  })
+})

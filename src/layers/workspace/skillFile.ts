@@ -9,6 +9,7 @@ import { Either } from "effect"
 import { parseDocument } from "yaml"
 import { sanitizeAddendum, sanitizeSingleLine } from "../../domain/Sanitize.js"
 import { errorText } from "../../domain/errorText.js"
+import { SkillError } from "../../domain/errors.js"
 import { isObject } from "../../domain/json.js"
 import { utf8Length } from "../../domain/utf8.js"
 
@@ -99,25 +100,26 @@ const parseYaml = (label: string, yaml: string): Either.Either<unknown, Readonly
  * Checks the text of one `SKILL.md`. `label` names the file in every
  * message; `folderName` is the name the frontmatter must repeat. Pure.
  *
- * Fails with every problem found, one message each.
+ * Fails with a `SkillError` holding every problem found, one message each.
  */
 export const parseSkillFile = (
   label: string,
   text: string,
   folderName: string
-): Either.Either<SkillDocument, ReadonlyArray<string>> => {
+): Either.Either<SkillDocument, SkillError> => {
+  const refused = (problems: ReadonlyArray<string>) => Either.left(new SkillError({ file: label, problems }))
   const lines = (text.startsWith("\uFEFF") ? text.slice(1) : text).split("\n")
   const isDelimiter = (line: string | undefined) => line !== undefined && line.trimEnd() === "---"
-  if (!isDelimiter(lines[0])) return Either.left([`${label}: no frontmatter: ${frontmatterShape}`])
+  if (!isDelimiter(lines[0])) return refused([`${label}: no frontmatter: ${frontmatterShape}`])
   const close = lines.findIndex((line, index) => index > 0 && isDelimiter(line))
   if (close < 0) {
-    return Either.left([`${label}: the frontmatter is not closed: add a line "---" after its YAML`])
+    return refused([`${label}: the frontmatter is not closed: add a line "---" after its YAML`])
   }
   const parsed = parseYaml(label, lines.slice(1, close).join("\n"))
-  if (Either.isLeft(parsed)) return Either.left(parsed.left)
+  if (Either.isLeft(parsed)) return refused(parsed.left)
   const frontmatter = parsed.right
   if (!isObject(frontmatter)) {
-    return Either.left([
+    return refused([
       `${label}: the frontmatter must be a YAML mapping with "name" and "description", got ${shown(frontmatter)}`
     ])
   }
@@ -156,7 +158,7 @@ export const parseSkillFile = (
   } else if (bodyBytes > skillLimits.bodyBytes) {
     errors.push(`${label}: the instructions have ${bodyBytes} bytes, more than ${skillLimits.bodyBytes}; shorten them`)
   }
-  if (errors.length > 0 || typeof description !== "string") return Either.left(errors)
+  if (errors.length > 0 || typeof description !== "string") return refused(errors)
   return Either.right({
     name: folderName,
     description: sanitizeSingleLine(description.trim(), skillLimits.descriptionChars),

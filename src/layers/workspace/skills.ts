@@ -174,7 +174,7 @@ const loadSkill = (candidate: Candidate, options: SkillsOptions): Effect.Effect<
     }
     const document = parseSkillFile(label, read.text, candidate.name)
     const tools = yield* loadTools(candidate.folder, options)
-    const errors = [...(Either.isLeft(document) ? document.left : []), ...tools.errors]
+    const errors = [...(Either.isLeft(document) ? document.left.problems : []), ...tools.errors]
     if (Either.isLeft(document) || errors.length > 0) return failed(errors, tools.warnings)
     return {
       skill: {

@@ -12,7 +12,7 @@ import {
   writeFileSync
 } from "node:fs"
 import * as path from "node:path"
-import { type Tool, ToolResult } from "easyai"
+import { ManifestError, type Tool, ToolResult } from "easyai"
 import * as SandboxLive from "../../../src/layers/sandbox/SandboxLive.js"
 import { loadExternalTools, loadExternalToolsFile } from "../../../src/layers/tools/external/load.js"
 import { isManifestFileName, parseManifest } from "../../../src/layers/tools/external/manifest.js"
@@ -96,7 +96,7 @@ const printArgs = (ws: Workspace) => script(ws, "args.sh", ": > ran\nfor a in \"
 
 const file = "EASYAI-t.tools"
 const errorsOf = (text: string, reserved: ReadonlyArray<string> = ["bash"]): ReadonlyArray<string> =>
-  Either.match(parseManifest(file, text, reserved), { onLeft: (errors) => errors, onRight: () => [] })
+  Either.match(parseManifest(file, text, reserved), { onLeft: (error) => error.problems, onRight: () => [] })
 const toolErrors = (entry: unknown) => errorsOf(manifest([entry]))
 const P = `${file}: tool "t": `
 const identifierRule = `it must start with a letter and continue with up to 63 letters, digits or "_"`
@@ -225,9 +225,12 @@ describe("manifest rules", () => {
       argv: ["log", "--oneline", "--max={count}"],
       parameters: oneParameter
     })])
-    expect(parseManifest("EASYAI-git.tools", text, [])).toEqual(Either.left([
-      `EASYAI-git.tools: tool "git_log": argv[2] "--max={count}" embeds a placeholder; split it into two elements: "--max", "{count}"`
-    ]))
+    expect(parseManifest("EASYAI-git.tools", text, [])).toEqual(Either.left(new ManifestError({
+      file: "EASYAI-git.tools",
+      problems: [
+        `EASYAI-git.tools: tool "git_log": argv[2] "--max={count}" embeds a placeholder; split it into two elements: "--max", "{count}"`
+      ]
+    })))
   })
 
   it("checks the top level", () => {

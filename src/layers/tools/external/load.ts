@@ -24,7 +24,8 @@ import { Effect, Either } from "effect"
 import type { Tool } from "../../../domain/Tool.js"
 import { Sandbox } from "../../../services/Sandbox.js"
 import { readUpTo, withRegular } from "../../files/regularFile.js"
-import { type ExternalToolDefinition, isManifestFileName, limits, parseManifest, sandboxCwd } from "./manifest.js"
+import { type ExternalToolDefinition, isManifestFileName, parseManifest, sandboxCwd } from "./manifest.js"
+import { limits } from "./manifestRules.js"
 import { externalTool } from "./run.js"
 import { errorCode, errorText } from "../../../domain/errorText.js"
 
@@ -136,7 +137,7 @@ const loadFile = async (path: string, label: string, reservedNames: ReadonlyArra
   const read = await readManifest(path, label)
   if (Either.isLeft(read)) return failedFile([read.left])
   const parsed = parseManifest(label, read.right.text, reservedNames)
-  if (Either.isLeft(parsed)) return failedFile(parsed.left)
+  if (Either.isLeft(parsed)) return failedFile(parsed.left.problems)
   const errors: Array<string> = []
   const warnings: Array<string> = [...parsed.right.warnings]
   if (isWorldWritable(read.right.mode)) {

@@ -18,22 +18,22 @@
  */
 import { Either } from "effect"
 import { isEasyaiVariable } from "../../sandbox/toolEnv.js"
+import { ManifestError } from "../../../domain/errors.js"
 import { isObject, parseJson } from "../../../domain/json.js"
 import { utf8Length } from "../../../domain/utf8.js"
-
-/** The limits a manifest must respect; each closes a class of resource abuse. */
-export const limits = {
-  manifestBytes: 1_048_576,
-  tools: 128,
-  nameChars: 64,
-  descriptionChars: 4096,
-  parameters: 32,
-  argvElements: 256,
-  argvElementBytes: 4096,
-  envPassthrough: 16,
-  timeoutMillis: { min: 100, max: 300_000, default: 10_000 },
-  maxOutputBytes: { min: 1024, max: 4_194_304, default: 65_536 }
-} as const
+import { checkArgv, checkParameters } from "./manifestParameters.js"
+import {
+  type ArgvElement,
+  baseName,
+  type ExternalParameter,
+  identifierRule,
+  isDigit,
+  isIdentifier,
+  limits,
+  type Report,
+  shown,
+  unknownFields
+} from "./manifestRules.js"
 
 /** The `cwd` token meaning "the sandbox root". */
 export const sandboxCwd = "$SANDBOX"
@@ -48,22 +48,6 @@ const fileSuffix = ".tools"
 export const isManifestFileName = (fileName: string): boolean =>
   fileName.length > filePrefix.length + fileSuffix.length && fileName.startsWith(filePrefix) &&
   fileName.endsWith(fileSuffix) && !fileName.includes("/")
-
-/** A parameter's JSON type; only scalars, so every value fills exactly one argv element. */
-export type ParameterType = "string" | "integer" | "number" | "boolean"
-
-/** One declared parameter of an external tool. */
-export interface ExternalParameter {
-  readonly name: string
-  readonly type: ParameterType
-  readonly description: string | undefined
-  readonly required: boolean
-}
-
-/** One argv element: fixed text, or the whole value of one parameter. */
-export type ArgvElement =
-  | { readonly _tag: "Literal"; readonly text: string }
-  | { readonly _tag: "Placeholder"; readonly parameter: string }
 
 /** A validated manifest entry, with every default applied and every limit clamped. */
 export interface ExternalToolDefinition {
@@ -94,43 +78,6 @@ export interface ParsedManifest {
 
 type JsonRecord = { readonly [key: string]: unknown }
 
-
-const isLetter = (char: string): boolean => (char >= "a" && char <= "z") || (char >= "A" && char <= "Z")
-const isDigit = (char: string): boolean => char >= "0" && char <= "9"
-
-/**
- * Whether `name` is a letter followed by up to 63 letters, digits or `_`:
- * the rule for tool names and environment variable names.
- */
-export const isIdentifier = (name: string): boolean =>
-  name.length >= 1 && name.length <= limits.nameChars && isLetter(name.charAt(0)) &&
-  [...name].every((char) => isLetter(char) || isDigit(char) || char === "_")
-
-/**
- * Whether `name` can name a parameter: a letter, then up to 63 letters,
- * digits, `_` or `-`. No braces, so a placeholder is never ambiguous.
- */
-export const isParameterName = (name: string): boolean =>
-  name.length >= 1 && name.length <= limits.nameChars && isLetter(name.charAt(0)) &&
-  [...name].every((char) => isLetter(char) || isDigit(char) || char === "_" || char === "-")
-
-const identifierRule = "it must start with a letter and continue with up to 63 letters, digits or \"_\""
-const parameterTypes: ReadonlyArray<ParameterType> = ["string", "integer", "number", "boolean"]
-const isParameterType = (value: unknown): value is ParameterType => parameterTypes.some((type) => type === value)
-const typeRule = "use \"string\", \"integer\", \"number\" or \"boolean\""
-
-/** A value as an operator would recognise it in an error message. */
-const shown = (value: unknown): string => {
-  if (typeof value === "string") return JSON.stringify(value.length > 60 ? `${value.slice(0, 60)}…` : value)
-  if (typeof value === "number" || typeof value === "boolean") return String(value)
-  if (value === null) return "null"
-  if (Array.isArray(value)) return "an array"
-  return "an object"
-}
-
-const baseName = (path: string): string => path.slice(path.lastIndexOf("/") + 1)
-
-
 const topLevelFields: ReadonlyArray<string> = ["version", "tools"]
 const toolFields: ReadonlyArray<string> = [
   "name",
@@ -145,8 +92,6 @@ const toolFields: ReadonlyArray<string> = [
   "stderr",
   "treat_nonzero_exit_as_error"
 ]
-const parametersFields: ReadonlyArray<string> = ["type", "properties", "required"]
-const propertyFields: ReadonlyArray<string> = ["type", "description"]
 
 const shells: ReadonlyArray<string> = ["sh", "bash", "zsh", "dash", "ksh", "ash", "fish"]
 const linkerVariables: ReadonlyArray<string> = [
@@ -156,25 +101,6 @@ const linkerVariables: ReadonlyArray<string> = [
   "DYLD_INSERT_LIBRARIES",
   "DYLD_LIBRARY_PATH"
 ]
-
-/** Where the checks of one tool report; `where` names the tool once its name is known. */
-interface Report {
-  where: string
-  readonly error: (message: string) => void
-  readonly warn: (message: string) => void
-}
-
-/** Reports fields the checks do not know: usually a typo, never silently meaningful. */
-const unknownFields = (
-  record: JsonRecord,
-  known: ReadonlyArray<string>,
-  warn: (message: string) => void,
-  what: string
-): void => {
-  for (const key of Object.keys(record)) {
-    if (!known.includes(key)) warn(`${what}unknown field ${JSON.stringify(key)} is ignored`)
-  }
-}
 
 /** Locates a `JSON.parse` error ("… at position 11") as a line and column. */
 const jsonErrorText = (text: string, message: string): string => {
@@ -268,184 +194,6 @@ const checkCommand = (tool: JsonRecord, report: Report): string => {
     )
   }
   return command
-}
-
-const checkParameters = (tool: JsonRecord, report: Report): ReadonlyArray<ExternalParameter> | undefined => {
-  if (!Object.hasOwn(tool, "parameters")) return []
-  const parameters = tool["parameters"]
-  if (!isObject(parameters)) {
-    report.error(
-      `${report.where}: "parameters" must be an object such as {"type": "object", "properties": {}}, ` +
-        `got ${shown(parameters)}`
-    )
-    return undefined
-  }
-  unknownFields(parameters, parametersFields, report.warn, `${report.where}: "parameters": `)
-  let valid = true
-  const fail = (message: string) => {
-    valid = false
-    report.error(`${report.where}: ${message}`)
-  }
-  if (Object.hasOwn(parameters, "type") && parameters["type"] !== "object") {
-    fail(`"parameters.type" must be "object", got ${shown(parameters["type"])}`)
-  }
-  const properties = Object.hasOwn(parameters, "properties") ? parameters["properties"] : {}
-  if (!isObject(properties)) {
-    fail(`"parameters.properties" must be an object, got ${shown(properties)}`)
-    return undefined
-  }
-  const names = Object.keys(properties)
-  if (names.length > limits.parameters) {
-    fail(`"parameters.properties" declares ${names.length} parameters, more than ${limits.parameters}`)
-  }
-  const declared: Array<{ readonly name: string; readonly type: ParameterType; readonly description?: string }> = []
-  for (const name of names) {
-    if (!isParameterName(name)) {
-      fail(
-        `parameter ${shown(name)} has an invalid name: ` +
-          "it must start with a letter and continue with up to 63 letters, digits, \"_\" or \"-\""
-      )
-      continue
-    }
-    const property = properties[name]
-    if (!isObject(property)) {
-      fail(`parameter "${name}" must be an object such as {"type": "string"}, got ${shown(property)}`)
-      continue
-    }
-    unknownFields(property, propertyFields, report.warn, `${report.where}: parameter "${name}": `)
-    const type = property["type"]
-    const description = property["description"]
-    if (!Object.hasOwn(property, "type")) {
-      fail(`parameter "${name}" has no "type"; ${typeRule}`)
-    } else if (!isParameterType(type)) {
-      fail(`parameter "${name}" has type ${JSON.stringify(type)}; ${typeRule}`)
-    } else if (Object.hasOwn(property, "description") && typeof description !== "string") {
-      fail(`parameter "${name}": "description" must be a string, got ${shown(description)}`)
-    } else {
-      declared.push(typeof description === "string" ? { name, type, description } : { name, type })
-    }
-  }
-  const required = new Set<string>()
-  if (Object.hasOwn(parameters, "required")) {
-    const list = parameters["required"]
-    if (!Array.isArray(list)) {
-      fail(`"parameters.required" must be an array of parameter names, got ${shown(list)}`)
-    } else {
-      list.forEach((entry: unknown, index) => {
-        if (typeof entry !== "string") {
-          fail(`"parameters.required[${index}]" must be a string, got ${shown(entry)}`)
-        } else if (!Object.hasOwn(properties, entry)) {
-          fail(`"parameters.required" names ${shown(entry)}, which is not a declared parameter`)
-        } else {
-          required.add(entry)
-        }
-      })
-    }
-  }
-  if (!valid) return undefined
-  return declared.map((parameter) => ({
-    name: parameter.name,
-    type: parameter.type,
-    description: parameter.description,
-    required: required.has(parameter.name)
-  }))
-}
-
-/** The parameter name of `{name}` when `text` is exactly one placeholder, else undefined. */
-const placeholderName = (text: string): string | undefined => {
-  if (text.length < 3 || !text.startsWith("{") || !text.endsWith("}")) return undefined
-  const inner = text.slice(1, -1)
-  return inner.includes("{") || inner.includes("}") ? undefined : inner
-}
-
-/** The first `{…}` with a non-empty, brace-free inside, if `text` embeds one. */
-const embeddedPlaceholder = (text: string): { readonly start: number; readonly end: number } | undefined => {
-  let open = -1
-  for (let i = 0; i < text.length; i++) {
-    const char = text.charAt(i)
-    if (char === "{") open = i
-    else if (char === "}" && open >= 0 && i > open + 1) return { start: open, end: i + 1 }
-    else if (char === "}") open = -1
-  }
-  return undefined
-}
-
-/** Why an element that holds a placeholder among other text is refused, with the split to write instead. */
-const embeddedMessage = (label: string, text: string, found: { readonly start: number; readonly end: number }) => {
-  const placeholder = text.slice(found.start, found.end)
-  const before = text.slice(0, found.start)
-  const prefix = before.endsWith("=") ? before.slice(0, -1) : before
-  const simple = found.end === text.length && prefix !== "" && !prefix.includes("{") && !prefix.includes("}")
-  return simple
-    ? `${label} ${shown(text)} embeds a placeholder; split it into two elements: ${JSON.stringify(prefix)}, ${
-      JSON.stringify(placeholder)
-    }`
-    : `${label} ${shown(text)} embeds a placeholder; a placeholder must be a whole element, such as ${
-      JSON.stringify(placeholder)
-    }`
-}
-
-const checkArgv = (
-  tool: JsonRecord,
-  parameters: ReadonlyArray<ExternalParameter> | undefined,
-  report: Report
-): ReadonlyArray<ArgvElement> => {
-  if (!Object.hasOwn(tool, "argv")) {
-    report.error(`${report.where}: "argv" is missing; write [] for a command that takes no arguments`)
-    return []
-  }
-  const argv = tool["argv"]
-  if (!Array.isArray(argv)) {
-    report.error(`${report.where}: "argv" must be an array of strings, got ${shown(argv)}`)
-    return []
-  }
-  if (argv.length > limits.argvElements) {
-    report.error(`${report.where}: "argv" has ${argv.length} elements, more than ${limits.argvElements}`)
-    return []
-  }
-  const elements: Array<ArgvElement> = []
-  argv.forEach((element: unknown, index) => {
-    const label = `argv[${index}]`
-    if (typeof element !== "string") {
-      report.error(`${report.where}: ${label} must be a string, got ${shown(element)}`)
-      return
-    }
-    const bytes = utf8Length(element)
-    if (bytes > limits.argvElementBytes) {
-      report.error(`${report.where}: ${label} has ${bytes} bytes, more than ${limits.argvElementBytes}`)
-      return
-    }
-    if (element.includes("\0")) {
-      report.error(`${report.where}: ${label} contains a NUL byte`)
-      return
-    }
-    const name = placeholderName(element)
-    if (name !== undefined) {
-      // Unknown names are only judged when the parameters themselves were valid.
-      if (parameters !== undefined && !parameters.some((parameter) => parameter.name === name)) {
-        const declared = parameters.length === 0
-          ? "this tool declares no parameters"
-          : `declared: ${parameters.map((parameter) => parameter.name).join(", ")}`
-        report.error(`${report.where}: ${label} ${shown(element)} names no declared parameter (${declared})`)
-        return
-      }
-      elements.push({ _tag: "Placeholder", parameter: name })
-      return
-    }
-    if (element.includes("{") || element.includes("}")) {
-      const found = embeddedPlaceholder(element)
-      report.error(
-        `${report.where}: ${
-          found === undefined
-            ? `${label} ${shown(element)} contains "{" or "}"; a literal element cannot contain braces`
-            : embeddedMessage(label, element, found)
-        }`
-      )
-      return
-    }
-    elements.push({ _tag: "Literal", text: element })
-  })
-  return elements
 }
 
 const checkCwd = (tool: JsonRecord, report: Report): string => {
@@ -583,23 +331,24 @@ const checkTool = (
  * loader passes the file name, e.g. `EASYAI-git.tools`); `reservedNames`
  * are the names already taken by built-in or registered tools.
  *
- * Fails with every problem found, one message each; a manifest with any
- * problem yields no tools at all.
+ * Fails with a `ManifestError` holding every problem found, one message
+ * each; a manifest with any problem yields no tools at all.
  */
 export const parseManifest = (
   file: string,
   text: string,
   reservedNames: ReadonlyArray<string>
-): Either.Either<ParsedManifest, ReadonlyArray<string>> => {
+): Either.Either<ParsedManifest, ManifestError> => {
+  const refused = (problems: ReadonlyArray<string>) => Either.left(new ManifestError({ file, problems }))
   const size = utf8Length(text)
   if (size > limits.manifestBytes) {
-    return Either.left([`${file}: manifest exceeds ${limits.manifestBytes} bytes (it has ${size})`])
+    return refused([`${file}: manifest exceeds ${limits.manifestBytes} bytes (it has ${size})`])
   }
   const parsed = parseManifestJson(text)
-  if (Either.isLeft(parsed)) return Either.left([`${file}: ${parsed.left}`])
+  if (Either.isLeft(parsed)) return refused([`${file}: ${parsed.left}`])
   const manifest = parsed.right
   if (!isObject(manifest)) {
-    return Either.left([`${file}: the manifest must be a JSON object such as {"version": 1, "tools": [...]}`])
+    return refused([`${file}: the manifest must be a JSON object such as {"version": 1, "tools": [...]}`])
   }
   const errors: Array<string> = []
   const warnings: Array<string> = []
@@ -612,21 +361,21 @@ export const parseManifest = (
   const tools = manifest["tools"]
   if (!Object.hasOwn(manifest, "tools")) {
     errors.push(`${file}: "tools" is missing; declare the tools as an array`)
-    return Either.left(errors)
+    return refused(errors)
   }
   if (!Array.isArray(tools)) {
     errors.push(`${file}: "tools" must be an array, got ${shown(tools)}`)
-    return Either.left(errors)
+    return refused(errors)
   }
   if (tools.length === 0) {
     errors.push(`${file}: "tools" is empty; declare at least one tool`)
-    return Either.left(errors)
+    return refused(errors)
   }
   if (tools.length > limits.tools) {
     errors.push(
       `${file}: "tools" has ${tools.length} entries, more than ${limits.tools}; split them over several files`
     )
-    return Either.left(errors)
+    return refused(errors)
   }
   const definitions: Array<ExternalToolDefinition> = []
   const firstIndex = new Map<string, number>()
@@ -647,5 +396,5 @@ export const parseManifest = (
     }
     definitions.push(definition)
   })
-  return errors.length > 0 ? Either.left(errors) : Either.right({ tools: definitions, warnings })
+  return errors.length > 0 ? refused(errors) : Either.right({ tools: definitions, warnings })
 }

@@ -24,7 +24,8 @@ import { type JsonSchema, ToolResult } from "../../../domain/ToolCall.js"
 import { type ProcessResult, Sandbox, type Service as SandboxService } from "../../../services/Sandbox.js"
 import { isEasyaiVariable } from "../../sandbox/toolEnv.js"
 import { ending, outputWithNote } from "../processReport.js"
-import { type ExternalParameter, type ExternalToolDefinition, sandboxCwd } from "./manifest.js"
+import { type ExternalToolDefinition, sandboxCwd } from "./manifest.js"
+import type { ExternalParameter } from "./manifestRules.js"
 import { utf8Length } from "../../../domain/utf8.js"
 
 /** A checked argument value; each fills exactly one argv element. */
