@@ -138,3 +138,15 @@ describe("manifest and skill problems are typed errors", () => {
     }
   })
 })
+
+describe("one module decides which built-in tools a stack has", () => {
+  it("only toolset.ts takes the built-in tools (index.ts re-exports them for users)", () => {
+    const importsTool = /import \{[^}]*\b(?:datetime|planTool|webTools|systemTools|toolLookup|fsTools|knowledgeTools|bash|evaluate)\b[^}]*\} from/
+    expect(filesMatching(importsTool).filter((file) => file !== "index.ts")).toEqual(["layers/tools/toolset.ts"])
+  })
+
+  it("registers tool_lookup and the defaults through the toolset, not by name", () => {
+    expect(filesMatching(/\bdefaultTools\(/).filter((file) => file !== "layers/tools/toolset.ts")).toEqual(["layers/session/SessionStack.ts"])
+    expect(filesMatching(/\bclosingTools\(/).filter((file) => file !== "layers/tools/toolset.ts")).toEqual(["layers/session/SessionLive.ts"])
+  })
+})
