@@ -25,6 +25,7 @@ import { checkArgv, checkParameters } from "./manifestParameters.js"
 import {
   type ArgvElement,
   baseName,
+  boundedArray,
   type ExternalParameter,
   identifierRule,
   isDigit,
@@ -213,15 +214,8 @@ const checkCwd = (tool: JsonRecord, report: Report): string => {
 
 const checkEnv = (tool: JsonRecord, report: Report): ReadonlyArray<string> => {
   if (!Object.hasOwn(tool, "env_passthrough")) return []
-  const names = tool["env_passthrough"]
-  if (!Array.isArray(names)) {
-    report.error(`${report.where}: "env_passthrough" must be an array of variable names, got ${shown(names)}`)
-    return []
-  }
-  if (names.length > limits.envPassthrough) {
-    report.error(`${report.where}: "env_passthrough" has ${names.length} names, more than ${limits.envPassthrough}`)
-    return []
-  }
+  const names = boundedArray(tool["env_passthrough"], "env_passthrough", "variable names", "names", limits.envPassthrough, report)
+  if (names === undefined) return []
   const valid: Array<string> = []
   names.forEach((name: unknown, index) => {
     if (typeof name !== "string") {

@@ -9,6 +9,7 @@ import { isObject } from "../../../domain/json.js"
 import { utf8Length } from "../../../domain/utf8.js"
 import {
   type ArgvElement,
+  boundedArray,
   type ExternalParameter,
   isParameterName,
   isParameterType,
@@ -151,15 +152,8 @@ export const checkArgv = (
     report.error(`${report.where}: "argv" is missing; write [] for a command that takes no arguments`)
     return []
   }
-  const argv = tool["argv"]
-  if (!Array.isArray(argv)) {
-    report.error(`${report.where}: "argv" must be an array of strings, got ${shown(argv)}`)
-    return []
-  }
-  if (argv.length > limits.argvElements) {
-    report.error(`${report.where}: "argv" has ${argv.length} elements, more than ${limits.argvElements}`)
-    return []
-  }
+  const argv = boundedArray(tool["argv"], "argv", "strings", "elements", limits.argvElements, report)
+  if (argv === undefined) return []
   const elements: Array<ArgvElement> = []
   argv.forEach((element: unknown, index) => {
     const label = `argv[${index}]`

@@ -96,3 +96,27 @@ export const unknownFields = (
     if (!known.includes(key)) warn(`${what}unknown field ${JSON.stringify(key)} is ignored`)
   }
 }
+
+/**
+ * A field that must be an array of at most `max` entries: the array, or
+ * `undefined` with the problem reported (`shape` says what it must hold,
+ * `unit` names its entries in the count).
+ */
+export const boundedArray = (
+  value: unknown,
+  field: string,
+  shape: string,
+  unit: string,
+  max: number,
+  report: Report
+): ReadonlyArray<unknown> | undefined => {
+  if (!Array.isArray(value)) {
+    report.error(`${report.where}: "${field}" must be an array of ${shape}, got ${shown(value)}`)
+    return undefined
+  }
+  if (value.length > max) {
+    report.error(`${report.where}: "${field}" has ${value.length} ${unit}, more than ${max}`)
+    return undefined
+  }
+  return value
+}
