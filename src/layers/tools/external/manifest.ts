@@ -6,10 +6,12 @@
  * is the loader's check (`load.ts`); everything that can be decided from the
  * text alone is decided here.
  *
- * The checks are written by hand rather than as one `Schema` decode: every
- * rule needs its own message naming the file, the tool and the field, in
- * words an operator can act on, and mapping a `ParseError` back to those
- * messages would take more code than the checks themselves.
+ * A tool's scalar fields (name, description, command, cwd, stderr, the
+ * non-zero flag) are Schemas whose message annotations name the field in
+ * words an operator can act on (`manifestFields.ts`); what depends on other
+ * fields or warns rather than fails (placeholders naming declared
+ * parameters, clamped limits, duplicate and reserved names, unknown fields)
+ * is checked in code, with messages of the same shape.
  *
  * Problems are collected, not stopped at: an operator fixing a manifest sees
  * every error of the file at once. A file with any error yields no tools.
@@ -21,6 +23,7 @@ import { isEasyaiVariable } from "../../sandbox/toolEnv.js"
 import { ManifestError } from "../../../domain/errors.js"
 import { isObject, parseJson } from "../../../domain/json.js"
 import { utf8Length } from "../../../domain/utf8.js"
+import { Command, Cwd, decodeField, Description, NonzeroIsError, sandboxCwd, Stderr, ToolName } from "./manifestFields.js"
 import { checkArgv, checkParameters } from "./manifestParameters.js"
 import {
   type ArgvElement,
@@ -35,9 +38,6 @@ import {
   shown,
   unknownFields
 } from "./manifestRules.js"
-
-/** The `cwd` token meaning "the sandbox root". */
-export const sandboxCwd = "$SANDBOX"
 
 const filePrefix = "EASYAI-"
 const fileSuffix = ".tools"
@@ -148,70 +148,6 @@ const clampedInteger = (
   return value
 }
 
-const requiredString = (tool: JsonRecord, field: string, report: Report): string | undefined => {
-  if (!Object.hasOwn(tool, field)) {
-    report.error(`${report.where}: "${field}" is missing`)
-    return undefined
-  }
-  const value = tool[field]
-  if (typeof value !== "string") {
-    report.error(`${report.where}: "${field}" must be a string, got ${shown(value)}`)
-    return undefined
-  }
-  return value
-}
-
-const checkName = (tool: JsonRecord, report: Report): string | undefined => {
-  const name = requiredString(tool, "name", report)
-  if (name === undefined) return undefined
-  if (!isIdentifier(name)) {
-    report.error(`${report.where}: name ${shown(name)} is invalid: ${identifierRule}`)
-    return undefined
-  }
-  return name
-}
-
-const checkDescription = (tool: JsonRecord, report: Report): string => {
-  const description = requiredString(tool, "description", report)
-  if (description === undefined) return ""
-  const chars = [...description].length
-  if (description.trim() === "") {
-    report.error(`${report.where}: "description" is empty; tell the model what the tool does and when to use it`)
-  } else if (chars > limits.descriptionChars) {
-    report.error(`${report.where}: "description" has ${chars} characters, more than ${limits.descriptionChars}`)
-  }
-  return description
-}
-
-const checkCommand = (tool: JsonRecord, report: Report): string => {
-  const command = requiredString(tool, "command", report)
-  if (command === undefined) return ""
-  if (command.includes("\0")) {
-    report.error(`${report.where}: "command" contains a NUL byte`)
-  } else if (!command.startsWith("/")) {
-    report.error(
-      `${report.where}: command ${shown(command)} is not an absolute path; ` +
-        `write the full path (no PATH search happens), such as "/usr/bin/${baseName(command)}"`
-    )
-  }
-  return command
-}
-
-const checkCwd = (tool: JsonRecord, report: Report): string => {
-  if (!Object.hasOwn(tool, "cwd")) return sandboxCwd
-  const cwd = tool["cwd"]
-  if (typeof cwd !== "string") {
-    report.error(`${report.where}: "cwd" must be a string, got ${shown(cwd)}`)
-  } else if (cwd.includes("\0")) {
-    report.error(`${report.where}: "cwd" contains a NUL byte`)
-  } else if (cwd !== sandboxCwd && !cwd.startsWith("/")) {
-    report.error(`${report.where}: cwd ${shown(cwd)} must be an absolute path or "${sandboxCwd}"`)
-  } else {
-    return cwd
-  }
-  return sandboxCwd
-}
-
 const checkEnv = (tool: JsonRecord, report: Report): ReadonlyArray<string> => {
   if (!Object.hasOwn(tool, "env_passthrough")) return []
   const names = boundedArray(tool["env_passthrough"], "env_passthrough", "variable names", "names", limits.envPassthrough, report)
@@ -240,22 +176,6 @@ const checkEnv = (tool: JsonRecord, report: Report): ReadonlyArray<string> => {
     }
   })
   return valid
-}
-
-const checkStderr = (tool: JsonRecord, report: Report): "merge" | "discard" => {
-  if (!Object.hasOwn(tool, "stderr")) return "merge"
-  const mode = tool["stderr"]
-  if (mode === "merge" || mode === "discard") return mode
-  report.error(`${report.where}: "stderr" must be "merge" or "discard", got ${shown(mode)}`)
-  return "merge"
-}
-
-const checkNonzero = (tool: JsonRecord, report: Report): boolean => {
-  if (!Object.hasOwn(tool, "treat_nonzero_exit_as_error")) return true
-  const flag = tool["treat_nonzero_exit_as_error"]
-  if (typeof flag === "boolean") return flag
-  report.error(`${report.where}: "treat_nonzero_exit_as_error" must be true or false, got ${shown(flag)}`)
-  return true
 }
 
 /** Sanity checks on a valid tool: the shapes that quietly undo what the manifest is for. */
@@ -294,11 +214,11 @@ const checkTool = (
     report.error(`tools[${index}] must be an object, got ${shown(entry)}`)
     return undefined
   }
-  const name = checkName(entry, report)
+  const name = decodeField(entry, "name", ToolName, report, true)
   if (name !== undefined) report.where = `tool "${name}"`
   unknownFields(entry, toolFields, report.warn, `${report.where}: `)
-  const description = checkDescription(entry, report)
-  const command = checkCommand(entry, report)
+  const description = decodeField(entry, "description", Description, report, true) ?? ""
+  const command = decodeField(entry, "command", Command, report, true) ?? ""
   const parameters = checkParameters(entry, report)
   const argv = checkArgv(entry, parameters, report)
   const definition: ExternalToolDefinition = {
@@ -310,10 +230,10 @@ const checkTool = (
     parameters: parameters ?? [],
     timeoutMillis: clampedInteger(entry, "timeout_ms", "milliseconds", limits.timeoutMillis, report),
     maxOutputBytes: clampedInteger(entry, "max_output_bytes", "bytes", limits.maxOutputBytes, report),
-    cwd: checkCwd(entry, report),
+    cwd: decodeField(entry, "cwd", Cwd, report, false) ?? sandboxCwd,
     envPassthrough: checkEnv(entry, report),
-    stderr: checkStderr(entry, report),
-    treatNonzeroExitAsError: checkNonzero(entry, report)
+    stderr: decodeField(entry, "stderr", Stderr, report, false) ?? "merge",
+    treatNonzeroExitAsError: decodeField(entry, "treat_nonzero_exit_as_error", NonzeroIsError, report, false) ?? true
   }
   if (errors.length > before || name === undefined) return undefined
   sanityWarnings(definition, report)
