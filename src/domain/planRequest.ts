@@ -171,18 +171,21 @@ interface Options {
   readonly wipe: boolean
 }
 
+/** One action over the plan: what it does to `snapshot` for the call's entries. */
+type Step = (
+  snapshot: PlanSnapshot,
+  entries: ReadonlyArray<Entry>,
+  batch: boolean,
+  options: Options
+) => Either.Either<Outcome, PlanError>
+
 const plural = (count: number, word: string): string => `${count} ${word}${count === 1 ? "" : "s"}`
 
 const idList = (ids: ReadonlyArray<number>): string => `${ids.length === 1 ? "item" : "items"} ${ids.join(", ")}`
 
 const nextId = (snapshot: PlanSnapshot): number => snapshot.items.reduce((max, item) => Math.max(max, item.id), 0) + 1
 
-const add = (
-  snapshot: PlanSnapshot,
-  entries: ReadonlyArray<Entry>,
-  batch: boolean,
-  options: Options
-): Either.Either<Outcome, PlanError> => {
+const add: Step = (snapshot, entries, batch, options) => {
   if (entries.length === 0 || (!batch && !hasText(entries[0] ?? {}))) {
     return fail("MissingField", `'add' needs either text or items. Examples: ${examples.add}`)
   }
@@ -216,12 +219,7 @@ const add = (
   })
 }
 
-const update = (
-  snapshot: PlanSnapshot,
-  entries: ReadonlyArray<Entry>,
-  batch: boolean,
-  options: Options
-): Either.Either<Outcome, PlanError> => {
+const update: Step = (snapshot, entries, batch, options) => {
   if (entries.length === 0 || (!batch && entries[0]?.id === undefined)) {
     return fail("MissingField", `'update' needs id (or items). Examples: ${examples.update}`)
   }
@@ -271,12 +269,7 @@ const wipe = (snapshot: PlanSnapshot): Outcome => ({
   snapshot: PlanSnapshot.empty
 })
 
-const remove = (
-  snapshot: PlanSnapshot,
-  entries: ReadonlyArray<Entry>,
-  batch: boolean,
-  options: Options
-): Either.Either<Outcome, PlanError> => {
+const remove: Step = (snapshot, entries, batch, options) => {
   const wantsAll = entries.some((entry) => entry.id !== undefined && parsePlanId(entry.id) === "all")
   if (wantsAll || (options.wipe && entries.every((entry) => entry.id === undefined))) return Either.right(wipe(snapshot))
   if (entries.length === 0 || (!batch && entries[0]?.id === undefined)) {
