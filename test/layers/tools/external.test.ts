@@ -179,6 +179,12 @@ describe("manifest rules", () => {
     ["a parameter without a type", tool({ parameters: { type: "object", properties: { x: {} } } }), [
       `${P}parameter "x" has no "type"; ${typeRule}`
     ]],
+    ["a parameter whose description is not a string", tool({
+      parameters: { type: "object", properties: { x: { type: "string", description: 7 } } }
+    }), [`${P}parameter "x": "description" must be a string, got 7`]],
+    ["a parameter of a null type", tool({
+      parameters: { type: "object", properties: { x: { type: null } } }
+    }), [`${P}parameter "x" has type null; ${typeRule}`]],
     ["a parameter that is not an object", tool({ parameters: { type: "object", properties: { x: "string" } } }), [
       `${P}parameter "x" must be an object such as {"type": "string"}, got "string"`
     ]],

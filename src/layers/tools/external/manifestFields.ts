@@ -6,7 +6,7 @@
  * @module
  */
 import { Either, ParseResult, Schema } from "effect"
-import { baseName, identifierRule, isIdentifier, limits, type Report, shown } from "./manifestRules.js"
+import { baseName, identifierRule, isIdentifier, limits, type Report, shown, typeRule } from "./manifestRules.js"
 
 /** The `cwd` token meaning "the sandbox root". */
 export const sandboxCwd = "$SANDBOX"
@@ -62,6 +62,27 @@ export const Stderr = Schema.Literal("merge", "discard").annotations({
 export const NonzeroIsError = Schema.Boolean.annotations({
   message: (issue) => `"treat_nonzero_exit_as_error" must be true or false, got ${shown(issue.actual)}`
 })
+
+/** One declared parameter, named `name` in messages: its scalar `type` and an optional `description`. */
+export const ParameterProperty = (name: string) =>
+  Schema.Struct({
+    type: Schema.propertySignature(
+      Schema.Literal("string", "integer", "number", "boolean").annotations({
+        // override: one line for the field, not one per literal of the union
+        message: (issue) => ({ message: `parameter "${name}" has type ${JSON.stringify(issue.actual)}; ${typeRule}`, override: true })
+      })
+    ).annotations({ missingMessage: () => `parameter "${name}" has no "type"; ${typeRule}` }),
+    description: Schema.optionalWith(
+      Schema.String.annotations({
+        message: (issue) => `parameter "${name}": "description" must be a string, got ${shown(issue.actual)}`
+      }),
+      { exact: true }
+    )
+  })
+
+/** The first problem of a failed decode, in the words of the Schema's message annotations. */
+export const firstProblem = (error: ParseResult.ParseError): string =>
+  ParseResult.ArrayFormatter.formatErrorSync(error)[0]?.message ?? error.message
 
 /**
  * Decodes `tool[field]` with `schema`. Absent: `undefined`, reported as

@@ -5,19 +5,19 @@
  *
  * @module
  */
+import { Either, Schema } from "effect"
 import { isObject } from "../../../domain/json.js"
 import { utf8Length } from "../../../domain/utf8.js"
+import { firstProblem, ParameterProperty } from "./manifestFields.js"
 import {
   type ArgvElement,
   boundedArray,
   type ExternalParameter,
   isParameterName,
-  isParameterType,
   limits,
   type ParameterType,
   type Report,
   shown,
-  typeRule,
   unknownFields
 } from "./manifestRules.js"
 
@@ -70,17 +70,9 @@ export const checkParameters = (tool: JsonRecord, report: Report): ReadonlyArray
       continue
     }
     unknownFields(property, propertyFields, report.warn, `${report.where}: parameter "${name}": `)
-    const type = property["type"]
-    const description = property["description"]
-    if (!Object.hasOwn(property, "type")) {
-      fail(`parameter "${name}" has no "type"; ${typeRule}`)
-    } else if (!isParameterType(type)) {
-      fail(`parameter "${name}" has type ${JSON.stringify(type)}; ${typeRule}`)
-    } else if (Object.hasOwn(property, "description") && typeof description !== "string") {
-      fail(`parameter "${name}": "description" must be a string, got ${shown(description)}`)
-    } else {
-      declared.push(typeof description === "string" ? { name, type, description } : { name, type })
-    }
+    const decoded = Schema.decodeUnknownEither(ParameterProperty(name))(property)
+    if (Either.isLeft(decoded)) fail(firstProblem(decoded.left))
+    else declared.push({ name, ...decoded.right })
   }
   const required = new Set<string>()
   if (Object.hasOwn(parameters, "required")) {

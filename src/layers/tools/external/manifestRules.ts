@@ -60,9 +60,6 @@ export const isParameterName = (name: string): boolean =>
 
 /** How a valid identifier is spelled, for messages. */
 export const identifierRule = "it must start with a letter and continue with up to 63 letters, digits or \"_\""
-const parameterTypes: ReadonlyArray<ParameterType> = ["string", "integer", "number", "boolean"]
-/** Whether `value` is a parameter type. */
-export const isParameterType = (value: unknown): value is ParameterType => parameterTypes.some((type) => type === value)
 /** How a valid parameter type is spelled, for messages. */
 export const typeRule = "use \"string\", \"integer\", \"number\" or \"boolean\""
 
