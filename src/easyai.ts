@@ -14,14 +14,16 @@
  *
  * @module
  */
-import { Cause, type ConfigError, Effect, Exit, type Layer, ManagedRuntime, Stream } from "effect"
+import { type ConfigError, Effect, Exit, type Layer, ManagedRuntime, Stream } from "effect"
 import type { AgentEvent } from "./domain/AgentEvent.js"
+import { rejectionOf } from "./EasyAiError.js"
+import type { AskOptions, ConnectOptions, StructuredAskOptions } from "./easyaiOptions.js"
 import type { ClientConfig } from "./domain/ClientConfig.js"
 import type { EngineConfig } from "./domain/EngineConfig.js"
 import { ConfigurationError, type ModelLoadError, type ToolRegistrationError } from "./domain/errors.js"
 import type { ChatMessage } from "./domain/Message.js"
 import type { PresetName, SamplingOverrides } from "./domain/Sampling.js"
-import { decodeOutput, type OutputSchema, outputFormat } from "./domain/StructuredOutput.js"
+import { decodeOutput, outputFormat } from "./domain/StructuredOutput.js"
 import type { PreambleOptions } from "./domain/SystemPrompt.js"
 import type { Tool } from "./domain/Tool.js"
 import type * as AgentLive from "./layers/agent/AgentLive.js"
@@ -38,30 +40,8 @@ import type { ChatModel } from "./services/ChatModel.js"
 import { type ChatOptions, Session, type Service as SessionService, type SystemAppend } from "./services/Session.js"
 import type { ToolMode } from "./services/ToolRegistry.js"
 
-/** How {@link easyai.connect} reaches the server's agent. */
-export interface ConnectOptions extends Omit<RemoteSession.Options, "url"> {
-  /** Continue this session (its id, from `sessionId()`) instead of opening a new one. */
-  readonly resume?: string
-}
-
 /** A session served elsewhere, opened with the approval gate the agent was given. */
 type Connection<E> = (approval: Layer.Layer<Approval> | undefined) => Layer.Layer<Session, E>
-
-/** Options of one question. */
-export interface AskOptions extends ChatOptions {
-  /** Aborting it cancels the generation and any running tool. */
-  readonly signal?: AbortSignal
-}
-
-/** Options of an {@link EasyAgent.ask} whose answer is a value of `output`'s type. */
-export interface StructuredAskOptions<A, I> extends Omit<AskOptions, "responseFormat"> {
-  /**
-   * The shape of the answer: an Effect Schema or a Standard Schema (zod 4, …).
-   * A local model is held to it by a grammar (and calls no tool for that
-   * answer); a remote one is sent it as `response_format`.
-   */
-  readonly output: OutputSchema<A, I>
-}
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] }
 
@@ -311,7 +291,8 @@ export class EasyAgent<E = never> {
   /**
    * The answer to `text`; with `output`, the answer decoded into that
    * schema's type (an `OutputDecodeError` when it is not of that shape).
-   * Rejects with the typed error (e.g. a `ModelError`).
+   * Rejects with the typed error (e.g. a `ModelError`), or an `EasyAiError`
+   * holding every failure when several happened at once.
    */
   async ask<A, I>(text: string, options: StructuredAskOptions<A, I>): Promise<A>
   async ask(text: string, options?: AskOptions): Promise<string>
@@ -367,7 +348,7 @@ export class EasyAgent<E = never> {
   private async run<A, Err>(effect: Effect.Effect<A, Err, Session>, signal?: AbortSignal): Promise<A> {
     const exit = await this.started().runPromiseExit(effect, signal === undefined ? {} : { signal })
     if (Exit.isSuccess(exit)) return exit.value
-    throw Cause.squash(exit.cause)
+    throw rejectionOf(exit.cause)
   }
 }
 

@@ -13,7 +13,9 @@
  */
 
 // The façade.
-export { type AskOptions, type ConnectOptions, EasyAgent, easyai, type StructuredAskOptions } from "./easyai.js"
+export { EasyAgent, easyai } from "./easyai.js"
+export type { AskOptions, ConnectOptions, StructuredAskOptions } from "./easyaiOptions.js"
+export { EasyAiError, isEasyAiError } from "./EasyAiError.js"
 export * as Tool from "./domain/Tool.js"
 export { define as tool, type HandlerContext, type PlainHandler } from "./domain/Tool.js"
 
@@ -40,17 +42,20 @@ export {
   Usage
 } from "./domain/ModelEvent.js"
 export {
-  type ChatModelError,
+  ChatModelError,
   ConfigurationError,
   ContextOverflow,
   FileError,
   HopLimitReached,
+  ManifestError,
+  isChatModelError,
   ModelError,
   ModelLoadError,
   OutputDecodeError,
   ProcessError,
   SandboxSetupError,
   SandboxViolation,
+  SkillError,
   ToolFailure,
   ToolRegistrationError
 } from "./domain/errors.js"
@@ -164,7 +169,7 @@ export * as ToolRegistryLive from "./layers/registry/ToolRegistryLive.js"
 // The built-in tools.
 export { bash } from "./layers/tools/bash.js"
 export { datetime } from "./layers/tools/datetime.js"
-export { defaultTools } from "./layers/tools/defaults.js"
+export * as Toolset from "./layers/tools/toolset.js"
 export { evaluate } from "./layers/tools/evaluate.js"
 export { type ExternalToolsLoad, loadExternalTools, loadExternalToolsFile } from "./layers/tools/external/load.js"
 export { fsTools } from "./layers/tools/fs/fsTools.js"

@@ -1,8 +1,22 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Layer, Schema } from "effect"
-import { ChatModel, type ChatRequest, ConfigurationError, easyai, ModelError, Tool, ToolResult } from "easyai"
-import { presets } from "../src/domain/Sampling.js"
+import { Cause, Effect, FiberId, Layer, Schema, Stream } from "effect"
+import {
+  ChatModel,
+  ChatModelError,
+  type ChatRequest,
+  ConfigurationError,
+  ContextOverflow,
+  EasyAiError,
+  easyai,
+  isChatModelError,
+  isEasyAiError,
+  ModelError,
+  Tool,
+  ToolResult
+} from "easyai"
 import { ScriptedChatModel as Scripted } from "easyai/testing"
+import { presets } from "../src/domain/Sampling.js"
+import { rejectionOf } from "../src/EasyAiError.js"
 import { tempDir } from "./support/tempDir.js"
 import { echo } from "./support/tools.js"
 
@@ -132,6 +146,50 @@ describe("easyai façade", () => {
     const agent = easyai.withModel(Scripted.layer([[Scripted.fail(failure)]]))
     await expect(agent.ask("hi")).rejects.toEqual(failure)
     await agent.close()
+  })
+
+  it("rejects with an EasyAiError keeping every failure when a crash and its clean-up's crash combine", async () => {
+    const crash = new Error("the model crashed")
+    const cleanup = new Error("its clean-up crashed too")
+    // A model whose stream dies, and whose clean-up then dies as well: two things went wrong.
+    const model = Layer.succeed(ChatModel, {
+      info: Effect.succeed({ name: "broken", backend: "test" }),
+      stream: () => Stream.die(crash).pipe(Stream.ensuring(Effect.die(cleanup)))
+    })
+    const agent = easyai.withModel(model)
+    const rejection: unknown = await agent.ask("hi").then(() => undefined, (error: unknown) => error)
+    expect(rejection).toBeInstanceOf(EasyAiError)
+    if (!isEasyAiError(rejection)) throw new Error("not an EasyAiError")
+    expect(rejection.error).toMatchObject({ message: "the model crashed" })
+    expect(rejection.failures).toMatchObject([{ message: "the model crashed" }, { message: "its clean-up crashed too" }])
+    expect(rejection.message).toContain("2 failures at once")
+    expect(rejection.message).toContain("the model crashed")
+    expect(rejection.message).toContain("its clean-up crashed too")
+    await agent.close()
+  })
+
+  it("keeps a failure and a defect together, and a single failure as it is", () => {
+    const failure = new ModelError({ reason: "Transport", detail: "connection reset" })
+    const defect = new Error("a finalizer died")
+    const combined = rejectionOf(Cause.sequential(Cause.fail(failure), Cause.die(defect)))
+    if (!isEasyAiError(combined)) throw new Error("not an EasyAiError")
+    expect(combined.error).toBe(failure)
+    expect(combined.failures).toEqual([failure, defect])
+    expect(Cause.isFailure(combined.cause) && Cause.isDie(combined.cause)).toBe(true)
+    const parallel = rejectionOf(Cause.parallel(Cause.fail(failure), Cause.fail(new ModelError({ reason: "RateLimited" }))))
+    expect(isEasyAiError(parallel) ? parallel.failures.length : 0).toBe(2)
+    expect(rejectionOf(Cause.fail(failure))).toBe(failure)
+    expect(Cause.isInterruptedException(rejectionOf(Cause.interrupt(FiberId.none)))).toBe(true)
+  })
+
+  it("tells a ChatModel's errors apart with isChatModelError and decodes them with the ChatModelError Schema", () => {
+    const overflow = new ContextOverflow({ promptTokens: 9000, contextSize: 4096 })
+    expect(isChatModelError(new ModelError({ reason: "RateLimited" }))).toBe(true)
+    expect(isChatModelError(overflow)).toBe(true)
+    expect(isChatModelError(new ConfigurationError({ message: "no" }))).toBe(false)
+    expect(isChatModelError({ _tag: "ModelError", reason: "RateLimited" })).toBe(false)
+    const encoded = Schema.encodeSync(ChatModelError)(overflow)
+    expect(Schema.decodeUnknownSync(ChatModelError)(encoded)).toEqual(overflow)
   })
 
   it("cancels the generation and the running tool when the signal aborts", async () => {

@@ -12,6 +12,7 @@
  */
 import { Config, ConfigError, Duration, Either, Option, Redacted } from "effect"
 import type { SamplingOverrides } from "./Sampling.js"
+import { isObject, parseJson } from "./json.js"
 
 /** TLS settings for `https://` servers. */
 export interface TlsOptions {
@@ -159,18 +160,12 @@ export const configProblems = (config: ClientConfig): ReadonlyArray<string> => {
   return problems
 }
 
-const isJsonObject = (value: unknown): value is Readonly<Record<string, unknown>> =>
-  typeof value === "object" && value !== null && !Array.isArray(value)
-
 /** Parses extra body text: it must be a JSON object. */
 export const parseExtraBody = (text: string): Either.Either<Readonly<Record<string, unknown>>, string> => {
-  let parsed: unknown
-  try {
-    parsed = JSON.parse(text)
-  } catch (error) {
-    return Either.left(`the extra body is not JSON: ${error instanceof Error ? error.message : String(error)}`)
-  }
-  return isJsonObject(parsed) ? Either.right(parsed) : Either.left("the extra body must be a JSON object, such as {\"reasoning_effort\":\"high\"}")
+  return Either.flatMap(
+    Either.mapLeft(parseJson(text), (message) => `the extra body is not JSON: ${message}`),
+    (parsed) => isObject(parsed) ? Either.right(parsed) : Either.left("the extra body must be a JSON object, such as {\"reasoning_effort\":\"high\"}")
+  )
 }
 
 const optional = <A>(config: Config.Config<A>) => Config.option(config)

@@ -4,7 +4,6 @@
  * @module
  */
 import type { Duration } from "effect"
-import { availableParallelism } from "node:os"
 import { Penalties } from "./Sampling.js"
 
 /** How far a model download has come. `totalBytes` is 0 until the server has said. */
@@ -86,12 +85,9 @@ export interface EngineConfig {
 /** How long a model download may take to start: offline, it fails after this instead of waiting forever. */
 export const defaultDownloadStartTimeout: Duration.DurationInput = "10 seconds"
 
-/** The default thread count: every core this process may use. */
-export const defaultThreads = (): number => Math.max(1, availableParallelism())
-
-/** The thread count to use: as configured, but never more than the cores available. */
-export const effectiveThreads = (config: EngineConfig): number =>
-  Math.max(1, Math.min(config.threads ?? defaultThreads(), defaultThreads()))
+/** The thread count to use when `available` cores may be used: as configured, but never more than those. */
+export const threadsWithin = (config: EngineConfig, available: number): number =>
+  Math.max(1, Math.min(config.threads ?? available, available))
 
 /**
  * The settings the runtime cannot honour, as messages; empty when the

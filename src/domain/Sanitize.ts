@@ -1,3 +1,4 @@
+import { utf8Length } from "./utf8.js"
 /**
  * The two sanitizers every text spliced into a system prompt goes through.
  *
@@ -43,8 +44,6 @@ export const sanitizeSingleLine = (text: string, cap: number): string => {
   return out.join("")
 }
 
-const utf8Length = (code: number): number => (code < 0x80 ? 1 : code < 0x800 ? 2 : code < 0x10000 ? 3 : 4)
-
 /**
  * For multi-paragraph blocks (a tool's system addendum, the operator's
  * appended text): keeps newline and tab, removes every other C0 control
@@ -57,7 +56,7 @@ export const sanitizeAddendum = (text: string, capBytes: number): string => {
   for (const char of text) {
     const code = char.codePointAt(0) ?? 0
     if (isC0OrDel(code) && char !== "\n" && char !== "\t") continue
-    const size = utf8Length(code)
+    const size = utf8Length(char)
     if (bytes + size > capBytes) break
     out.push(char)
     bytes += size

@@ -45,6 +45,8 @@ import {
   valueAt
 } from "./ToolArguments.js"
 import { type JsonSchema, type ToolAnnotations, ToolResult, ToolSpec, wireDescription } from "./ToolCall.js"
+import { errorText } from "./errorText.js"
+import { isObject } from "./json.js"
 
 /** What a handler returns: plain text, or a full result (to flag an error itself). */
 export type ToolOutput = string | ToolResult
@@ -140,7 +142,7 @@ const withoutRefinementTitles = (node: unknown): unknown => {
   const out: Record<string, unknown> = {}
   for (const [key, value] of Object.entries(node)) {
     if (key === "title" && isRefinementName(value)) continue
-    out[key] = schemaMaps.has(key) && typeof value === "object" && value !== null && !Array.isArray(value)
+    out[key] = schemaMaps.has(key) && isObject(value)
       ? Object.fromEntries(Object.entries(value).map(([name, sub]) => [name, withoutRefinementTitles(sub)]))
       : withoutRefinementTitles(value)
   }
@@ -329,7 +331,7 @@ export interface PlainJsonSchemaOptions extends ToolOptions {
 const runPlain = <A>(handler: PlainHandler<A>) => (params: A): Effect.Effect<ToolOutput, HandlerError> =>
   Effect.tryPromise({
     try: async (signal) => handler(params, { signal }),
-    catch: (error) => ({ message: error instanceof Error ? error.message : String(error) })
+    catch: (error) => ({ message: errorText(error) })
   })
 
 /**

@@ -14,20 +14,11 @@
  */
 import { Either } from "effect"
 import type { JsonSchema } from "./ToolCall.js"
+import { isObject, parseJson } from "./json.js"
 
 /** A parsed JSON object. */
 export type JsonObject = { readonly [key: string]: unknown }
 
-const isObject = (value: unknown): value is JsonObject =>
-  typeof value === "object" && value !== null && !Array.isArray(value)
-
-const parseJson = (text: string): Either.Either<unknown, string> => {
-  try {
-    return Either.right(JSON.parse(text))
-  } catch (error) {
-    return Either.left(error instanceof Error ? error.message : String(error))
-  }
-}
 
 /**
  * Parses the raw argument text into a JSON object. Blank text is `{}`, and an

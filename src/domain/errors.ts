@@ -53,8 +53,13 @@ export class ModelLoadError extends Schema.TaggedError<ModelLoadError>()("ModelL
   }
 }
 
+/** Everything a `ChatModel` stream can fail with, as one Schema (to decode, encode or match it). */
+export const ChatModelError = Schema.Union(ModelError, ContextOverflow)
 /** Everything a `ChatModel` stream can fail with. */
-export type ChatModelError = ModelError | ContextOverflow
+export type ChatModelError = typeof ChatModelError.Type
+
+/** Whether `value` is an error a `ChatModel` stream fails with (`ModelError` or `ContextOverflow`). */
+export const isChatModelError: (value: unknown) => value is ChatModelError = Schema.is(ChatModelError)
 
 /**
  * The agent used its whole tool-hop budget without the model giving a final
@@ -182,5 +187,31 @@ export class SandboxSetupError extends Schema.TaggedError<SandboxSetupError>()("
     return this.reason === "IsolationUnavailable"
       ? `isolation is required (isolate: on) but no mechanism works here: ${this.detail}`
       : `tool environment: ${this.detail}`
+  }
+}
+
+/**
+ * A tools manifest (an `EASYAI-*.tools` file, a skill's `tools.json`) that
+ * cannot be used: every problem found at once, one line each, each naming
+ * the file (and the tool and field) so an operator can act on it.
+ */
+export class ManifestError extends Schema.TaggedError<ManifestError>()("ManifestError", {
+  file: Schema.String,
+  /** At least one; each a whole sentence that names where the problem is. */
+  problems: Schema.Array(Schema.String)
+}) {
+  override get message(): string {
+    return this.problems.join("\n")
+  }
+}
+
+/** A skill's `SKILL.md` that cannot be used: every problem found, one line each, naming the file. */
+export class SkillError extends Schema.TaggedError<SkillError>()("SkillError", {
+  file: Schema.String,
+  /** At least one; each a whole sentence that names where the problem is. */
+  problems: Schema.Array(Schema.String)
+}) {
+  override get message(): string {
+    return this.problems.join("\n")
   }
 }

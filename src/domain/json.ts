@@ -4,13 +4,14 @@
  * @module
  */
 import { Either, Schema } from "effect"
+import { errorText } from "./errorText.js"
 
 /** Parses JSON text, or says why it is not JSON. */
 export const parseJson = (text: string): Either.Either<unknown, string> => {
   try {
     return Either.right(JSON.parse(text))
   } catch (error) {
-    return Either.left(error instanceof Error ? error.message : String(error))
+    return Either.left(errorText(error))
   }
 }
 

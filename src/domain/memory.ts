@@ -1,7 +1,7 @@
 /**
  * The memory store's rules, as pure functions: what a keyword may be, how a
- * set of keywords names an entry's file, the on-disk entry format, the caps,
- * and the search / list / vocabulary views over an index of entries. Both
+ * set of keywords names an entry's file and the caps (the search, list and
+ * vocabulary views are in memoryViews.ts, the file format is the store's). Both
  * store implementations (files and in-memory) use these, so they behave the
  * same.
  *
@@ -20,7 +20,8 @@
  * @module
  */
 import { Either, Schema } from "effect"
-import type { KeywordCount, MemoryVocabulary } from "./SystemPrompt.js"
+import type { KeywordCount } from "./SystemPrompt.js"
+import { utf8Length } from "./utf8.js"
 
 /** The longest keyword, in bytes. */
 export const keywordMaxBytes = 32
@@ -292,24 +293,6 @@ export const listPrefix = (prefix: string): Either.Either<string, MemoryError> =
   return Either.right(trimmed.toLowerCase())
 }
 
-/** The UTF-8 size of a string, in bytes, without encoding it. */
-export const utf8Length = (text: string): number => {
-  let bytes = 0
-  for (let i = 0; i < text.length; i++) {
-    const code = text.charCodeAt(i)
-    if (code < 0x80) bytes += 1
-    else if (code < 0x800) bytes += 2
-    else if (code >= 0xd800 && code <= 0xdbff && i + 1 < text.length) {
-      const next = text.charCodeAt(i + 1)
-      if (next >= 0xdc00 && next <= 0xdfff) {
-        bytes += 4
-        i++
-      } else bytes += 3 // a lone surrogate is written as U+FFFD
-    } else bytes += 3
-  }
-  return bytes
-}
-
 const formatBytes = (bytes: number): string => `${bytes} bytes`
 
 /** Checks a body against the cap and for emptiness. */
@@ -383,116 +366,3 @@ export const notFound = (name: EntryName): MemoryError =>
       JSON.stringify(name.keywords.map((k) => k.startsWith(fixPrefix) ? k.slice(fixPrefix.length) : k))
     }) finds the entries that carry these keywords`
   })
-
-/** The first line of an entry file. */
-export const headerLine = (keywords: ReadonlyArray<string>): string => `keywords: ${keywords.join(" ")}`
-
-/** An entry file's text: the `keywords:` header, a blank line, the body. */
-export const renderEntry = (keywords: ReadonlyArray<string>, body: string): string =>
-  `${headerLine(keywords)}\n\n${body}`
-
-/** A parsed entry file. */
-export interface ParsedEntry {
-  /** The keywords the header lists (informational: the file name is the identity). */
-  readonly headerKeywords: ReadonlyArray<string>
-  /** How many characters precede the body (header line, its newline, one blank line). */
-  readonly bodyStart: number
-  readonly body: string
-}
-
-/** Splits a header's keyword list on spaces, tabs and commas. */
-const splitWords = (text: string): ReadonlyArray<string> => {
-  const words: Array<string> = []
-  let word = ""
-  for (const char of text) {
-    if (char === " " || char === "\t" || char === ",") {
-      if (word !== "") words.push(word)
-      word = ""
-    } else word += char
-  }
-  if (word !== "") words.push(word)
-  return words
-}
-
-/**
- * Parses an entry file: a first line `keywords: a b c` (commas allowed, as
- * operators write them by hand), then one optional blank line, then the
- * body verbatim. A file without the header is not an entry.
- */
-export const parseEntry = (text: string): ParsedEntry | undefined => {
-  const lineEnd = text.indexOf("\n")
-  const first = lineEnd === -1 ? text : text.slice(0, lineEnd)
-  const line = first.endsWith("\r") ? first.slice(0, -1) : first
-  if (!line.startsWith("keywords:")) return undefined
-  const headerKeywords = splitWords(line.slice("keywords:".length))
-  if (lineEnd === -1) return { headerKeywords, bodyStart: text.length, body: "" }
-  let bodyStart = lineEnd + 1
-  if (text.startsWith("\r\n", bodyStart)) bodyStart += 2
-  else if (text.startsWith("\n", bodyStart)) bodyStart += 1
-  return { headerKeywords, bodyStart, body: text.slice(bodyStart) }
-}
-
-/** A page size within its cap: the default when absent, clamped to 1..max. */
-export const clampLimit = (limit: number | undefined, cap: LimitCap): number =>
-  limit === undefined || !Number.isFinite(limit) ? cap.default : Math.min(cap.max, Math.max(1, Math.floor(limit)))
-
-/** Whether an entry keyword answers a query keyword: equal, or equal once its `fix-` prefix is dropped. */
-const answers = (entryKeyword: string, query: string): boolean =>
-  entryKeyword === query || entryKeyword === `${fixPrefix}${query}`
-
-const byKey = (a: EntryMeta, b: EntryMeta): number => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0)
-
-/**
- * Ranks the entries carrying any of `query`: most matching keywords first,
- * then most recently written, then by key.
- */
-export const searchEntries = (
-  entries: Iterable<EntryMeta>,
-  query: ReadonlyArray<string>,
-  limit: number
-): SearchResult => {
-  const hits: Array<SearchHit> = []
-  for (const entry of entries) {
-    const matched = query.filter((q) => entry.keywords.some((k) => answers(k, q)))
-    if (matched.length > 0) hits.push({ entry, matched })
-  }
-  hits.sort((a, b) =>
-    b.matched.length - a.matched.length || b.entry.modifiedMillis - a.entry.modifiedMillis || byKey(a.entry, b.entry)
-  )
-  return { total: hits.length, hits: hits.slice(0, limit) }
-}
-
-/** The entries whose key or any keyword starts with `prefix` (all when empty), by key. */
-export const listEntries = (entries: Iterable<EntryMeta>, prefix: string, limit: number): ListResult => {
-  const matching = [...entries]
-    .filter((entry) => prefix === "" || entry.key.startsWith(prefix) || entry.keywords.some((k) => k.startsWith(prefix)))
-    .sort(byKey)
-  return { total: matching.length, entries: matching.slice(0, limit) }
-}
-
-const byCountThenName = (a: KeywordCount, b: KeywordCount): number =>
-  b.count - a.count || (a.keyword < b.keyword ? -1 : a.keyword > b.keyword ? 1 : 0)
-
-/** How many entries there are and how many carry each keyword, most common first. */
-export const vocabularyOf = (entries: Iterable<EntryMeta>): MemoryVocabulary => {
-  const counts = new Map<string, number>()
-  let total = 0
-  for (const entry of entries) {
-    total++
-    for (const keyword of entry.keywords) counts.set(keyword, (counts.get(keyword) ?? 0) + 1)
-  }
-  const keywords = [...counts].map(([keyword, count]) => ({ keyword, count })).sort(byCountThenName)
-  return { entries: total, keywords }
-}
-
-/** A page of the vocabulary: keywords carried by at least `minCount` entries, the `limit` most common. */
-export const topKeywords = (vocabulary: MemoryVocabulary, limit: number, minCount = 1): KeywordsResult => {
-  const kept = [...vocabulary.keywords].filter((k) => k.count >= minCount).sort(byCountThenName)
-  return { entries: vocabulary.entries, distinct: kept.length, keywords: kept.slice(0, limit) }
-}
-
-/** What `knowledge_append` reports: `updated "key.md" (+N B → M B total)` or `created "key.md" (N bytes)`. */
-export const appendMessage = (result: AppendResult): string =>
-  result.created
-    ? `created "${result.entry.file}" (${result.entry.bytes} bytes)`
-    : `updated "${result.entry.file}" (+${result.addedBytes} B → ${result.entry.bytes} B total)`

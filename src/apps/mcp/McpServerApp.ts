@@ -10,7 +10,7 @@ import { type HttpApp, HttpRouter, type HttpServerRequest, HttpServerResponse } 
 import { Effect, type Redacted } from "effect"
 import { ToolRegistry } from "../../services/ToolRegistry.js"
 import * as Admission from "../server/admission.js"
-import { internal, notFound, toResponse } from "../server/ApiError.js"
+import { answerRoutingFailures } from "../server/ApiError.js"
 import { type CorsPolicy, noCrossOrigin } from "../server/originPolicy.js"
 import { cors, refuseForeignOrigins, requireApiKey } from "../server/security.js"
 import * as Dispatcher from "./dispatcher.js"
@@ -65,10 +65,6 @@ export const make = (
     const guarded = options.apiKey === undefined ? routes(transport) : HttpRouter.use(routes(transport), requireApiKey(options.apiKey))
     const router = HttpRouter.concat(HttpRouter.empty.pipe(HttpRouter.get("/health", health)), guarded)
     const policy = options.cors ?? noCrossOrigin
-    const routed: Effect.Effect<HttpServerResponse.HttpServerResponse, never, HttpServerRequest.HttpServerRequest> = router.pipe(
-      Effect.catchTag("RouteNotFound", () => Effect.succeed(toResponse(notFound("no such route: this server answers /mcp and /health")))),
-      Effect.catchAllDefect((defect) =>
-        Effect.as(Effect.logError("request failed unexpectedly", defect), toResponse(internal("the server failed unexpectedly"))))
-    )
+    const routed: Effect.Effect<HttpServerResponse.HttpServerResponse, never, HttpServerRequest.HttpServerRequest> = answerRoutingFailures(() => "no such route: this server answers /mcp and /health")(router)
     return { app: cors(policy)(refuseForeignOrigins(policy)(routed)), admission }
   })

@@ -5,8 +5,8 @@
  *
  * @module
  */
-import { HttpServerResponse } from "@effect/platform"
-import { Schema } from "effect"
+import { type HttpApp, type HttpServerError, type HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { Effect, Schema } from "effect"
 
 /** A request the server refuses or could not serve. */
 export class ApiError extends Schema.TaggedError<ApiError>()("ApiError", {
@@ -111,3 +111,18 @@ export const toResponse = (error: ApiError): HttpServerResponse.HttpServerRespon
     status: error.status,
     ...(error.retryAfter === undefined ? {} : { headers: { "retry-after": String(error.retryAfter) } })
   })
+
+/**
+ * What every app does with a request its routes do not answer: a route
+ * missing is a 404 with `notFoundDetail`'s wording; a defect is a bug, logged
+ * and answered as a 500 while the server stays up.
+ */
+export const answerRoutingFailures = (notFoundDetail: (request: HttpServerRequest.HttpServerRequest) => string) =>
+<R>(
+  app: HttpApp.HttpApp<HttpServerResponse.HttpServerResponse, HttpServerError.RouteNotFound, R>
+): HttpApp.HttpApp<HttpServerResponse.HttpServerResponse, never, R> =>
+  app.pipe(
+    Effect.catchTag("RouteNotFound", (missing) => Effect.succeed(toResponse(notFound(notFoundDetail(missing.request))))),
+    Effect.catchAllDefect((defect) =>
+      Effect.as(Effect.logError("request failed unexpectedly", defect), toResponse(internal("the server failed unexpectedly"))))
+  )

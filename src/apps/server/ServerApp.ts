@@ -24,7 +24,7 @@ import { ToolRegistry } from "../../services/ToolRegistry.js"
 import * as AgentSessionsLive from "../../layers/remoteSession/AgentSessionsLive.js"
 import { AgentSessions } from "../../services/AgentSessions.js"
 import * as AgentRpc from "./agentRpc.js"
-import { internal, notFound, toResponse } from "./ApiError.js"
+import { answerRoutingFailures } from "./ApiError.js"
 import * as McpServerApp from "../mcp/McpServerApp.js"
 import * as Admission from "./admission.js"
 import * as AnthropicMessages from "./anthropicMessages.js"
@@ -153,13 +153,9 @@ export const make = (
       options.apiKey === undefined ? guarded : HttpRouter.use(guarded, requireApiKey(options.apiKey))
     )
 
-    const routed = router.pipe(
-      Effect.catchTag("RouteNotFound", (missing) =>
-        Effect.succeed(toResponse(notFound(`no route for ${missing.request.method} ${new URL(missing.request.url, "http://server").pathname}`)))),
-      // A defect is a bug: log it and answer like any other server error, keeping the server up.
-      Effect.catchAllDefect((defect) =>
-        Effect.as(Effect.logError("request failed unexpectedly", defect), toResponse(internal("the server failed unexpectedly"))))
-    )
+    const routed = answerRoutingFailures((request) =>
+      `no route for ${request.method} ${new URL(request.url, "http://server").pathname}`
+    )(router)
     const counted = Effect.tap(refuseForeignOrigins(corsPolicy)(routed), (response) => metrics.request(response.status))
     const app: HttpApp.Default = cors(corsPolicy)(counted)
 

@@ -20,6 +20,7 @@ import * as SessionStack from "../../layers/session/SessionStack.js"
 import type { Admission } from "./admission.js"
 import { capPerClient } from "./connectionCap.js"
 import { hostAdmitter } from "./hostPolicy.js"
+import { utf8Length } from "../../domain/utf8.js"
 import { requireKnownHost } from "./security.js"
 import * as ServerApp from "./ServerApp.js"
 import {
@@ -76,7 +77,7 @@ const answerProbe = (
   if (request.method !== "GET" || request.url !== "/health") return false
   if (request.headers.origin !== undefined || !admitted(request.headers.host)) return false
   const body = probe()
-  response.writeHead(200, { "content-type": "application/json", "content-length": Buffer.byteLength(body) })
+  response.writeHead(200, { "content-type": "application/json", "content-length": utf8Length(body) })
   response.end(body)
   return true
 }

@@ -11,6 +11,7 @@ import { FileSystem, HttpServerRequest } from "@effect/platform"
 import { Effect, Either, Option, ParseResult, Schema, Stream } from "effect"
 import { maxJsonDepth, nestingExceeds } from "../../domain/jsonDepth.js"
 import { type ApiError, badRequest, payloadTooLarge } from "./ApiError.js"
+import { parseJson } from "../../domain/json.js"
 
 /** The limits a body is read under. */
 export interface BodyLimits {
@@ -77,10 +78,7 @@ export const readJsonBody = (limits: BodyLimits): Effect.Effect<unknown, ApiErro
     if (nestingExceeds(text, limits.maxDepth)) {
       return yield* badRequest(`the request body nests deeper than ${limits.maxDepth} levels`)
     }
-    return yield* Effect.try({
-      try: (): unknown => JSON.parse(text),
-      catch: (error) => badRequest(`the request body is not valid JSON: ${error instanceof Error ? error.message : String(error)}`)
-    })
+    return yield* Either.mapLeft(parseJson(text), (message) => badRequest(`the request body is not valid JSON: ${message}`))
   })
 
 /** The first problem of a decode failure as `path: message`, and the path. */

@@ -14,6 +14,7 @@ import type { Load } from "./admission.js"
 import type { ChatContext } from "./turnPipeline.js"
 import { readJsonBody } from "./jsonBody.js"
 import type { CorsPolicy } from "./originPolicy.js"
+import { utf8Length } from "../../domain/utf8.js"
 
 /** What the management endpoints report beyond the chat context. */
 export interface ManagementContext extends ChatContext {
@@ -44,7 +45,7 @@ export const compat = {
  * without a length costs an encoding pass and a vectored write.
  */
 const jsonText = (text: string, status = 200) =>
-  HttpServerResponse.raw(text, { status, contentType: "application/json", contentLength: Buffer.byteLength(text) })
+  HttpServerResponse.raw(text, { status, contentType: "application/json", contentLength: utf8Length(text) })
 
 const json = (body: unknown, status = 200) => Effect.sync(() => jsonText(JSON.stringify(body), status))
 

@@ -7,11 +7,12 @@
  * @module
  */
 import { HttpServerResponse } from "@effect/platform"
-import { Effect, Option } from "effect"
+import { Effect, Either, Option } from "effect"
 import { existsSync, readFileSync } from "node:fs"
 import { readFile } from "node:fs/promises"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
+import { isObject, parseJson } from "../../domain/json.js"
 
 /** How the page introduces itself. */
 export interface WebUiOptions {
@@ -48,9 +49,8 @@ const packageRoot = (): string | undefined => {
     const manifest = path.join(dir, "package.json")
     if (existsSync(manifest)) {
       try {
-        // boundary: any JSON; only its name is read
-        const name = (JSON.parse(readFileSync(manifest, "utf8")) as { readonly name?: unknown }).name
-        if (name === "easyai") return dir
+        const parsed = Either.getOrUndefined(parseJson(readFileSync(manifest, "utf8")))
+        if (isObject(parsed) && parsed["name"] === "easyai") return dir
       } catch {
         // Not a readable manifest: keep looking further up.
       }

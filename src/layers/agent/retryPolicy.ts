@@ -13,6 +13,7 @@
  * @module
  */
 import type { TurnSummary } from "./modelTurn.js"
+import { splitWords } from "../../domain/words.js"
 
 /** Retries of a thought-only turn before its reasoning becomes the answer. */
 export const maxThoughtRetries = 2
@@ -93,20 +94,9 @@ const actionVerbs = new Set([
 /** Longest text still taken for an announcement rather than an answer. */
 const announcementMaxLength = 240
 
-const words = (text: string): ReadonlyArray<string> => {
-  const out: Array<string> = []
-  let current = ""
-  for (const char of text) {
-    const isLetter = (char >= "a" && char <= "z") || char === "'"
-    if (isLetter) current += char
-    else if (current !== "") {
-      out.push(current)
-      current = ""
-    }
-  }
-  if (current !== "") out.push(current)
-  return out
-}
+/** Words of lower-cased text are runs of letters and apostrophes. */
+const words = (text: string): ReadonlyArray<string> =>
+  splitWords(text, (char) => !((char >= "a" && char <= "z") || char === "'"))
 
 /**
  * Whether a short reply only announces an action: it opens like "Let me …"

@@ -9,8 +9,8 @@
 import { HttpClient, type HttpClientError, type HttpClientRequest, type HttpClientResponse } from "@effect/platform"
 import { Duration, Effect, ExecutionStrategy, Exit, Scope, Stream } from "effect"
 import { HttpStatusError, TransportError } from "../../domain/httpErrors.js"
-import { causeText } from "../http/causeText.js"
 import { type AttemptError, withRetry } from "./retry.js"
+import { networkErrorText } from "../../domain/errorText.js"
 
 /** The most bytes of an error body kept for its message. */
 const maxErrorBody = 64 * 1024
@@ -50,9 +50,9 @@ export interface TransportOptions {
 const requestFailure = (error: HttpClientError.HttpClientError): TransportError => {
   const url = error.request.url
   if (error._tag === "RequestError" && error.reason !== "Transport") {
-    return new TransportError({ reason: "InvalidRequest", url, detail: causeText(error.cause, error.message), cause: error })
+    return new TransportError({ reason: "InvalidRequest", url, detail: networkErrorText(error.cause, error.message), cause: error })
   }
-  return new TransportError({ reason: "Unreachable", url, detail: causeText(error.cause, error.message), cause: error })
+  return new TransportError({ reason: "Unreachable", url, detail: networkErrorText(error.cause, error.message), cause: error })
 }
 
 /** The transport on `http`, a client of the one stack (`HttpClientLive.make`). */
@@ -71,7 +71,7 @@ export const makeTransport = (
         new TransportError({
           reason: "Cut",
           url,
-          detail: `the connection broke off mid-response: ${causeText(error.cause, error.message)}`,
+          detail: `the connection broke off mid-response: ${networkErrorText(error.cause, error.message)}`,
           cause: error
         })
       ),

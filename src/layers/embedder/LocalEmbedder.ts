@@ -10,9 +10,10 @@ import type { LlamaEmbeddingContext } from "node-llama-cpp"
 import { ModelError } from "../../domain/errors.js"
 import { Embedder } from "../../services/Embedder.js"
 import { Engine } from "../../services/Engine.js"
+import { errorText } from "../../domain/errorText.js"
 
 const failure = (error: unknown): ModelError => {
-  const detail = error instanceof Error ? error.message : String(error)
+  const detail = errorText(error)
   // node-llama-cpp refuses a text longer than the embedding context with this wording.
   return detail.includes("longer than the usable context")
     ? new ModelError({ reason: "InvalidRequest", detail: `a text is too long to embed: ${detail}`, cause: error })

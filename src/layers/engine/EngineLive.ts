@@ -29,6 +29,7 @@ import { toGbnfSchema } from "./gbnfSchema.js"
 import { renderPrompt, toChatHistory, toFunctions } from "./history.js"
 import { load } from "./load.js"
 import * as SequencePool from "./sequencePool.js"
+import { errorText } from "../../domain/errorText.js"
 
 const make = (config: EngineConfig) =>
   Effect.gen(function*() {
@@ -41,7 +42,7 @@ const make = (config: EngineConfig) =>
           new ModelLoadError({
             path: config.modelPath,
             reason: "Unsupported",
-            detail: `the chat template cannot be used: ${error instanceof Error ? error.message : String(error)}`
+            detail: `the chat template cannot be used: ${errorText(error)}`
           })
       })
     const slots = yield* Effect.forEach(
@@ -72,7 +73,7 @@ const make = (config: EngineConfig) =>
           new ModelError({
             reason: "InvalidRequest",
             field,
-            detail: `cannot build the ${what}: ${error instanceof Error ? error.message : String(error)}`
+            detail: `cannot build the ${what}: ${errorText(error)}`
           })
       })
 

@@ -36,6 +36,7 @@ import { isObject } from "../../domain/json.js"
 import { newToolCallId, ToolCall, type ToolSpec } from "../../domain/ToolCall.js"
 import type { ChatRequest } from "../../services/ChatModel.js"
 import { asGbnfSchema, type Json, reduceSchema } from "./gbnfSchema.js"
+import { errorText } from "../../domain/errorText.js"
 
 /**
  * The longest string a forced call may hold whatever its budget: the
@@ -174,7 +175,7 @@ export const readForcedCall = (grammar: LlamaJsonSchemaGrammar<GbnfJsonSchema>, 
   try {
     parsed = grammar.parse(text)
   } catch (error) {
-    return Either.left(error instanceof Error ? error.message : String(error))
+    return Either.left(errorText(error))
   }
   if (!isObject(parsed) || typeof parsed["name"] !== "string") return Either.left("the call has no name")
   return Either.right(new ToolCall({ id: newToolCallId(), name: parsed["name"], arguments: JSON.stringify(parsed["arguments"] ?? {}) }))

@@ -36,6 +36,7 @@ import { DeltaBatcher } from "./deltaBatcher.js"
 import { readForcedCall } from "./forcedCall.js"
 import { MarkupScanner, type Piece } from "./markup.js"
 import type { Slot } from "./sequencePool.js"
+import { errorText } from "../../domain/errorText.js"
 
 /**
  * How the model may answer: freely (text and tool calls), forced to one
@@ -106,7 +107,7 @@ const cutShort = (stopReason: LlamaChatResponse["metadata"]["stopReason"]): bool
   stopReason === "maxTokens" || stopReason === "customStopTrigger"
 
 const failure = (error: unknown, generation: Generation): ChatModelError => {
-  const text = error instanceof Error ? error.message : String(error)
+  const text = errorText(error)
   // node-llama-cpp's own context shift gives up when even the system prompt does not fit.
   return text.includes("fits the context size")
     ? new ContextOverflow({ promptTokens: generation.promptTokens, contextSize: generation.contextSize })

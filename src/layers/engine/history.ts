@@ -20,14 +20,11 @@ import type {
 import type { ChatMessage } from "../../domain/Message.js"
 import type { ToolSpec } from "../../domain/ToolCall.js"
 import { toGbnfSchema } from "./gbnfSchema.js"
+import { Either } from "effect"
+import { parseJson } from "../../domain/json.js"
 
-const parseArguments = (raw: string): unknown => {
-  try {
-    return JSON.parse(raw)
-  } catch {
-    return raw
-  }
-}
+/** The arguments as JSON, or the raw text when they are not JSON. */
+const parseArguments = (raw: string): unknown => Either.getOrElse(parseJson(raw), () => raw)
 
 /**
  * The conversation as node-llama-cpp chat history, ending with the model

@@ -6,6 +6,7 @@
  */
 import { Effect, type Scope } from "effect"
 import * as NodeLlamaCpp from "node-llama-cpp"
+import { availableParallelism } from "node:os"
 import {
   getLlama,
   GgmlType,
@@ -15,9 +16,13 @@ import {
   LlamaLogLevel,
   type LlamaModel
 } from "node-llama-cpp"
-import { type EngineConfig, effectiveThreads, unsupportedSettings } from "../../domain/EngineConfig.js"
+import { type EngineConfig, threadsWithin, unsupportedSettings } from "../../domain/EngineConfig.js"
 import { ModelLoadError } from "../../domain/errors.js"
 import { resolveModelPath } from "./resolveModel.js"
+import { errorCode, errorText } from "../../domain/errorText.js"
+
+/** The thread count to use: as configured, but never more than the cores this process may use. */
+const effectiveThreads = (config: EngineConfig): number => threadsWithin(config, availableParallelism())
 
 /** What loading produced. */
 export interface Loaded {
@@ -26,12 +31,11 @@ export interface Loaded {
   readonly context: LlamaContext
 }
 
-const errorText = (error: unknown): string => (error instanceof Error ? error.message : String(error))
 
 /** Translates a load failure, using what llama.cpp logged when the thrown error says little. */
 const loadError = (path: string, error: unknown, logged: ReadonlyArray<string>): ModelLoadError => {
   const text = errorText(error)
-  const code = typeof error === "object" && error !== null ? (error as { readonly code?: unknown }).code : undefined // boundary: fs errors carry a code
+  const code = errorCode(error)
   const name = error instanceof Error ? error.constructor.name : ""
   const log = logged.join("\n")
   if (code === "ENOENT") return new ModelLoadError({ path, reason: "NotFound", detail: "no such file" })

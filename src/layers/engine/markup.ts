@@ -14,6 +14,8 @@
  *
  * @module
  */
+import { Either } from "effect"
+import { isObject, parseJson } from "../../domain/json.js"
 
 /** What the scanner recognized in the text. */
 export type Piece =
@@ -44,16 +46,8 @@ const heldSuffix = (text: string, marker: string): number => {
   return 0
 }
 
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === "object" && value !== null && !Array.isArray(value)
-
-const parseJson = (text: string): unknown => {
-  try {
-    return JSON.parse(text)
-  } catch {
-    return undefined
-  }
-}
+/** The JSON `text` holds, or `undefined` when it is not JSON. */
+const jsonOrUndefined = (text: string): unknown => Either.getOrUndefined(parseJson(text))
 
 const isNameChar = (char: string): boolean =>
   (char >= "a" && char <= "z") || (char >= "A" && char <= "Z") || (char >= "0" && char <= "9") || char === "_" ||
@@ -61,7 +55,7 @@ const isNameChar = (char: string): boolean =>
 
 /** `{"name": "x", "arguments": {...}}` (arguments may also be a JSON string). */
 const parseToolCallJson = (body: string): Piece | undefined => {
-  const value = parseJson(body.trim())
+  const value = jsonOrUndefined(body.trim())
   if (!isObject(value) || typeof value["name"] !== "string") return undefined
   const args = value["arguments"] ?? value["parameters"] ?? {}
   const text = typeof args === "string" ? args : JSON.stringify(args)
@@ -84,7 +78,7 @@ const parseFunctionMarkup = (body: string): Piece | undefined => {
     if (keyEnd < 0 || close < 0) return undefined
     const key = body.slice(open + "<parameter=".length, keyEnd).trim()
     const raw = body.slice(keyEnd + 1, close).trim()
-    const parsed = parseJson(raw)
+    const parsed = jsonOrUndefined(raw)
     args[key] = parsed === undefined || typeof parsed === "string" ? raw : parsed
     at = close + "</parameter>".length
   }
@@ -127,7 +121,7 @@ const parseEmojiCall = (text: string): Piece | undefined => {
   const name = trimmed.slice(0, open)
   const inner = trimmed.slice(open + 1, -1).trim()
   if (inner === "") return { _tag: "Call", name, arguments: "{}" }
-  const args = parseJson(inner)
+  const args = jsonOrUndefined(inner)
   return isObject(args) ? { _tag: "Call", name, arguments: JSON.stringify(args) } : undefined
 }
 

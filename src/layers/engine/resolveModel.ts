@@ -16,6 +16,7 @@ import { Deferred, Duration, Effect, Exit, Option } from "effect"
 import { resolveModelFile } from "node-llama-cpp"
 import { defaultDownloadStartTimeout, type EngineConfig } from "../../domain/EngineConfig.js"
 import { ModelLoadError } from "../../domain/errors.js"
+import { errorText } from "../../domain/errorText.js"
 
 /** Whether `spec` names a model to download rather than a local file. */
 export const isModelUri = (spec: string): boolean => {
@@ -26,7 +27,6 @@ export const isModelUri = (spec: string): boolean => {
 /** How a URI is resolved: the download's start deadline and who is told of its progress. */
 export type ResolveOptions = Pick<EngineConfig, "downloadStartTimeout" | "onDownloadProgress">
 
-const errorText = (error: unknown): string => (error instanceof Error ? error.message : String(error))
 
 const instead = "pass the path of a local GGUF file instead"
 

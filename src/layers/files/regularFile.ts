@@ -17,6 +17,7 @@
 import { constants } from "node:fs"
 import type { BigIntStats } from "node:fs"
 import * as fs from "node:fs/promises"
+import { errorCode } from "../../domain/errorText.js"
 
 /** The flags every read on the model's behalf opens with. */
 export const readFlags = constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW | constants.O_NOCTTY
@@ -34,12 +35,6 @@ export type Opened =
     readonly stats: BigIntStats
   }
   | { readonly _tag: "Special"; readonly kind: SpecialKind }
-
-/** The `code` of a node error, if it has one. */
-export const codeOf = (error: unknown): string | undefined =>
-  typeof error === "object" && error !== null && "code" in error && typeof error.code === "string"
-    ? error.code
-    : undefined
 
 const kindOf = (stats: BigIntStats): SpecialKind =>
   stats.isDirectory()
@@ -88,7 +83,7 @@ export const openRegular = async (path: string, options: OpenOptions = {}): Prom
   try {
     handle = await fs.open(path, options.followLinks === true ? readFlags & ~constants.O_NOFOLLOW : readFlags)
   } catch (error) {
-    switch (codeOf(error)) {
+    switch (errorCode(error)) {
       case "ELOOP":
         return { _tag: "Special", kind: "SymbolicLink" } // O_NOFOLLOW met a link
       case "ENXIO":

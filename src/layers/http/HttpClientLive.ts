@@ -19,7 +19,7 @@ import { Context, Effect, Layer, type Scope } from "effect"
 import { readFile } from "node:fs/promises"
 import type { TlsOptions } from "../../domain/ClientConfig.js"
 import { ConfigurationError } from "../../domain/errors.js"
-import { causeText } from "./causeText.js"
+import { networkErrorText } from "../../domain/errorText.js"
 
 /**
  * A hook applied to every HTTP client the library builds, as
@@ -56,7 +56,7 @@ export const makeDispatcher = (
     const ca = caFile === undefined ? undefined : yield* Effect.tryPromise({
       try: () => readFile(caFile, "utf8"),
       catch: (error) =>
-        new ConfigurationError({ message: `cannot read the TLS CA file ${caFile}: ${causeText(error, String(error))}` })
+        new ConfigurationError({ message: `cannot read the TLS CA file ${caFile}: ${networkErrorText(error, String(error))}` })
     })
     const connect = {
       ...(ca === undefined ? {} : { ca }),

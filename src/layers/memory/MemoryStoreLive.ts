@@ -22,7 +22,6 @@
  * @module
  */
 import { randomBytes } from "node:crypto"
-import { constants } from "node:fs"
 import type { BigIntStats } from "node:fs"
 import * as fs from "node:fs/promises"
 import { Clock, Effect, Layer, SynchronizedRef } from "effect"
@@ -33,17 +32,14 @@ import {
   type EntryName,
   immutable,
   MemoryError,
-  notFound,
-  parseEntry,
-  renderEntry,
-  utf8Length,
-  vocabularyOf
+  notFound
 } from "../../domain/memory.js"
+import { vocabularyOf } from "../../domain/memoryViews.js"
+import { parseEntry, renderEntry } from "./entryFile.js"
 import { MemoryStore } from "../../services/MemoryStore.js"
 import { describeKind, readUpTo, type SpecialKind, withRegular } from "../files/regularFile.js"
 import { type Backend, makeService, metaOf } from "./backend.js"
 import {
-  codeOf,
   type DiskAccess,
   type FileState,
   type Indexed,
@@ -51,6 +47,9 @@ import {
   io,
   makeDirectoryIndex
 } from "./directoryIndex.js"
+import { utf8Length } from "../../domain/utf8.js"
+import { errorCode } from "../../domain/errorText.js"
+import { writeFileAtomically } from "../files/atomicWrite.js"
 
 export type { DiskAccess } from "./directoryIndex.js"
 export { inMemory } from "./inMemory.js"
@@ -114,33 +113,12 @@ const makeFileSystem = (directory: string, options: FileSystemOptions) =>
         try: async (): Promise<BigIntStats | "exists"> => {
           const target = pathOf(name)
           const temporary = `${target}.${randomBytes(6).toString("hex")}.tmp`
-          const handle = await fs.open(
-            temporary,
-            constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW,
-            0o644
-          )
-          try {
-            try {
-              await handle.writeFile(text, "utf8")
-              const modified = new Date(modifiedMillis)
-              await handle.utimes(modified, modified)
-              await handle.sync()
-            } finally {
-              await handle.close()
-            }
-            if (exclusive) {
-              try {
-                await fs.link(temporary, target)
-                return await fs.lstat(target, { bigint: true })
-              } catch (error) {
-                if (codeOf(error) === "EEXIST") return "exists"
-              }
-            }
-            await fs.rename(temporary, target)
-            return await fs.lstat(target, { bigint: true })
-          } finally {
-            await fs.rm(temporary, { force: true }) // gone already after a rename
-          }
+          const modified = new Date(modifiedMillis)
+          const written = await writeFileAtomically(temporary, target, text, {
+            exclusive,
+            beforeSync: (handle) => handle.utimes(modified, modified)
+          })
+          return written === "exists" ? "exists" : await fs.lstat(target, { bigint: true })
         },
         catch: io(name.file, "write")
       })
@@ -159,7 +137,7 @@ const makeFileSystem = (directory: string, options: FileSystemOptions) =>
               return { text: bytes.toString("utf8"), stats }
             }, (special) => ({ special }))
           } catch (error) {
-            if (codeOf(error) === "ENOENT") return "missing"
+            if (errorCode(error) === "ENOENT") return "missing"
             throw error
           }
         },
@@ -175,7 +153,7 @@ const makeFileSystem = (directory: string, options: FileSystemOptions) =>
         if (parsed === undefined) return Effect.fail(conflict(name))
         return Effect.succeed({
           body: parsed.body,
-          indexed: indexedOf(name, read.stats, Buffer.byteLength(read.text.slice(0, parsed.bodyStart)))
+          indexed: indexedOf(name, read.stats, utf8Length(read.text.slice(0, parsed.bodyStart)))
         })
       })
 
@@ -242,7 +220,7 @@ const makeFileSystem = (directory: string, options: FileSystemOptions) =>
                   await fs.unlink(pathOf(name))
                   return true
                 } catch (error) {
-                  if (codeOf(error) === "ENOENT") return false // another process was first
+                  if (errorCode(error) === "ENOENT") return false // another process was first
                   throw error
                 }
               },

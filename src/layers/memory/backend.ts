@@ -9,24 +9,20 @@ import { Effect } from "effect"
 import {
   type AppendResult,
   checkBody,
-  clampLimit,
   type EntryMeta,
   entryName,
   type EntryName,
   immutable,
   keywordsLimit,
-  listEntries,
   listLimit,
   listPrefix,
   type MemoryEntry,
   type MemoryError,
   queryKeywords,
   type SaveResult,
-  searchEntries,
-  searchLimit,
-  topKeywords,
-  vocabularyOf
+  searchLimit
 } from "../../domain/memory.js"
+import { clampLimit, listEntries, searchEntries, topKeywords, vocabularyOf } from "../../domain/memoryViews.js"
 import type { MemoryVocabulary } from "../../domain/SystemPrompt.js"
 import type { SaveOptions, Service } from "../../services/MemoryStore.js"
 

@@ -11,11 +11,13 @@ import type { BigIntStats } from "node:fs"
 import * as fs from "node:fs/promises"
 import * as nodePath from "node:path"
 import { Effect, SynchronizedRef } from "effect"
-import { type EntryMeta, type EntryName, MemoryError, parseEntry, parseFileName } from "../../domain/memory.js"
-import { codeOf, withRegular } from "../files/regularFile.js"
+import { type EntryMeta, type EntryName, MemoryError, parseFileName } from "../../domain/memory.js"
+import { parseEntry } from "./entryFile.js"
+import { withRegular } from "../files/regularFile.js"
 import { metaOf, type Snapshot, viewOf } from "./backend.js"
+import { errorCode, errorText } from "../../domain/errorText.js"
+import { utf8Length } from "../../domain/utf8.js"
 
-export { codeOf } from "../files/regularFile.js"
 
 /** What `FileSystemOptions.onDiskAccess` (in `MemoryStoreLive.ts`) reports. */
 export type DiskAccess =
@@ -69,7 +71,7 @@ export const io = (file: string, verb: string) => (error: unknown): MemoryError 
   error instanceof MemoryError ? error : new MemoryError({
     reason: "Io",
     file,
-    detail: `cannot ${verb} "${file}" in the memory directory: ${error instanceof Error ? error.message : String(error)}`,
+    detail: `cannot ${verb} "${file}" in the memory directory: ${errorText(error)}`,
     cause: error
   })
 
@@ -116,7 +118,7 @@ export const makeDirectoryIndex = (dir: string, access: (access: DiskAccess) => 
           try {
             stats = await fs.lstat(path, { bigint: true })
           } catch (error) {
-            if (codeOf(error) === "ENOENT") return "missing"
+            if (errorCode(error) === "ENOENT") return "missing"
             throw error
           }
           if (!stats.isFile()) return "foreign"
@@ -130,10 +132,10 @@ export const makeDirectoryIndex = (dir: string, access: (access: DiskAccess) => 
               const head = buffer.toString("utf8", 0, bytesRead)
               const parsed = parseEntry(head)
               if (parsed === undefined) return "foreign"
-              return indexedOf(name, opened, Buffer.byteLength(head.slice(0, parsed.bodyStart)))
+              return indexedOf(name, opened, utf8Length(head.slice(0, parsed.bodyStart)))
             }, () => "foreign")
           } catch (error) {
-            if (codeOf(error) === "ENOENT") return "missing" // removed since the lstat
+            if (errorCode(error) === "ENOENT") return "missing" // removed since the lstat
             throw error
           }
         },

@@ -11,11 +11,11 @@ import {
   checkAppended,
   type EntryMeta,
   immutable,
-  notFound,
-  utf8Length
+  notFound
 } from "../../domain/memory.js"
 import { MemoryStore } from "../../services/MemoryStore.js"
 import { type Backend, makeService, metaOf, type Snapshot, viewOf } from "./backend.js"
+import { utf8Length } from "../../domain/utf8.js"
 
 interface Stored {
   readonly meta: EntryMeta

@@ -63,7 +63,7 @@ export const usage = (promptTokens: number, completionTokens: number): Step =>
   new Usage({ promptTokens, completionTokens })
 
 /** A turn that answers with `answer`, streamed word by word. */
-export const reply = (answer: string): Turn => text(...splitWords(answer))
+export const reply = (answer: string): Turn => text(...streamChunks(answer))
 
 /** A turn that calls one tool, optionally after some text. */
 export const toolCall = (name: string, args: unknown, options: { readonly text?: string; readonly id?: string } = {}): Turn => [
@@ -71,20 +71,12 @@ export const toolCall = (name: string, args: unknown, options: { readonly text?:
   call(name, args, options.id)
 ]
 
-/** Splits text into word-sized chunks that concatenate back to it. */
-const splitWords = (answer: string): ReadonlyArray<string> => {
-  const chunks: Array<string> = []
-  let current = ""
-  for (const char of answer) {
-    if (char === " " && current.trim() !== "") {
-      chunks.push(current)
-      current = ""
-    }
-    current += char
-  }
-  if (current !== "") chunks.push(current)
-  return chunks
-}
+/**
+ * Cuts text into word-sized chunks that concatenate back to it: each word
+ * with the spaces before it, and trailing spaces as a chunk of their own.
+ * Scripted text is the test's own, so a regular expression is safe here.
+ */
+const streamChunks = (answer: string): ReadonlyArray<string> => answer.match(/ *[^ ]+| +$/g) ?? []
 
 /** Read-back of what the scripted model was asked. */
 export interface Recorder {

@@ -5,7 +5,8 @@
  * @module
  */
 import { Effect, Either, Layer, PubSub, Stream, SynchronizedRef } from "effect"
-import { applyPlanRequest, type PlanRequest, PlanSnapshot } from "../../domain/plan.js"
+import { type PlanRequest, PlanSnapshot } from "../../domain/plan.js"
+import { applyPlanRequest } from "../../domain/planRequest.js"
 import { Plan } from "../../services/Plan.js"
 
 /**

@@ -9,6 +9,7 @@ import { ToolRegistrationError } from "../../domain/errors.js"
 import { isValidName, type Tool } from "../../domain/Tool.js"
 import { type ToolCall, ToolResult } from "../../domain/ToolCall.js"
 import { defaultAliases, type Service, type ToolMode, ToolRegistry } from "../../services/ToolRegistry.js"
+import { errorText } from "../../domain/errorText.js"
 
 /** Options of {@link make} and {@link layer}. */
 export interface Options {
@@ -87,7 +88,7 @@ export const make = (options: Options = {}): Effect.Effect<Service, ToolRegistra
     }
   })
 
-const defectMessage = (defect: unknown): string => defect instanceof Error ? defect.message : String(defect)
+const defectMessage = (defect: unknown): string => errorText(defect)
 
 /** A registry Layer. */
 export const layer = (options: Options = {}): Layer.Layer<ToolRegistry, ToolRegistrationError> =>

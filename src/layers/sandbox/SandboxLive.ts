@@ -15,13 +15,12 @@
  * @module
  */
 import type { Dirent } from "node:fs"
-import { constants } from "node:fs"
 import * as fs from "node:fs/promises"
 import { Effect, Either, Layer, Ref } from "effect"
 import { FileError, SandboxSetupError, SandboxViolation } from "../../domain/errors.js"
 import type { DirectoryEntry, DirectoryListing, FileInfo, Service } from "../../services/Sandbox.js"
 import { Sandbox } from "../../services/Sandbox.js"
-import { codeOf, describeKind, readUpTo, type SpecialKind, withRegular } from "../files/regularFile.js"
+import { describeKind, readUpTo, type SpecialKind, withRegular } from "../files/regularFile.js"
 import {
   type Follow,
   follow,
@@ -41,6 +40,8 @@ import { lexicalComponents, resolvePath } from "./paths.js"
 import { runProcess } from "./process.js"
 import { isStale, isTemporary, staleAfterMillis, temporaryName, writerOf } from "./temporary.js"
 import { checkToolEnvNames, toolEnvironment } from "./toolEnv.js"
+import { errorCode, errorText } from "../../domain/errorText.js"
+import { writeFileAtomically } from "../files/atomicWrite.js"
 
 export type { IsolateMode } from "./isolation.js"
 
@@ -92,8 +93,8 @@ const fsFailure = (path: string) => (error: unknown): FsFailure => {
       ? new FileError({ path, reason: "NotAFile" })
       : new FileError({ path, reason: "NotRegular", detail: `it is ${describeKind(error.kind)}` })
   }
-  const detail = error instanceof Error ? error.message : String(error)
-  switch (codeOf(error)) {
+  const detail = errorText(error)
+  switch (errorCode(error)) {
     case "ENOENT":
       return new FileError({ path, reason: "NotFound" })
     case "EISDIR":
@@ -238,7 +239,7 @@ const make = (options: Options) =>
             locate(tree, components, true, async ({ dir, name }) => {
               if (name === undefined) throw new SpecialFile("Directory")
               const stats = await fs.lstat(tree.at(dir, name)).catch((error: unknown) => {
-                if (codeOf(error) === "ENOENT") return undefined
+                if (errorCode(error) === "ENOENT") return undefined
                 throw error
               })
               if (stats?.isSymbolicLink() === true) return follow(tree, dir, name)
@@ -257,32 +258,9 @@ const make = (options: Options) =>
      */
     const writeInto = (dir: OpenDirectory, name: string, data: Uint8Array | string, virtual: string) =>
       Effect.gen(function*() {
-        const temporary = temporaryName(name)
-        let renamed = false
-        const handle = yield* Effect.acquireRelease(
-          Effect.tryPromise({
-            try: () =>
-              fs.open(
-                tree.at(dir, temporary),
-                constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW,
-                0o644
-              ),
-            catch: fsFailure(virtual)
-          }),
-          (opened) =>
-            Effect.promise(async () => {
-              await opened.close().catch(() => undefined) // already closed after a complete write
-              if (!renamed) await fs.unlink(tree.at(dir, temporary)).catch(() => undefined)
-            })
-        )
+        // An interrupted write still runs to its end, which removes the temporary file.
         yield* Effect.tryPromise({
-          try: async () => {
-            await handle.writeFile(data)
-            await handle.sync()
-            await handle.close()
-            await fs.rename(tree.at(dir, temporary), tree.at(dir, name))
-            renamed = true
-          },
+          try: () => writeFileAtomically(tree.at(dir, temporaryName(name)), tree.at(dir, name), data),
           catch: fsFailure(virtual)
         })
       })

@@ -22,8 +22,8 @@
 import { constants } from "node:fs"
 import * as fs from "node:fs/promises"
 import * as nodePath from "node:path"
-import { codeOf } from "../files/regularFile.js"
 import { isWithin } from "./paths.js"
+import { errorCode } from "../../domain/errorText.js"
 
 /** A directory under the root, held open. */
 export interface OpenDirectory {
@@ -124,12 +124,12 @@ export const openChild = async (
   try {
     return await openDirectory(path, components)
   } catch (error) {
-    const code = codeOf(error)
+    const code = errorCode(error)
     if (code === "ENOENT" && create) {
       try {
         await fs.mkdir(path, 0o755) // mkdir never follows a link in its last component
       } catch (made) {
-        if (codeOf(made) !== "EEXIST") throw made // someone else made it meanwhile: open theirs
+        if (errorCode(made) !== "EEXIST") throw made // someone else made it meanwhile: open theirs
       }
       return openChild(tree, dir, name, false)
     }

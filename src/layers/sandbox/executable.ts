@@ -8,6 +8,7 @@ import { accessSync, constants } from "node:fs"
 import { access } from "node:fs/promises"
 import * as nodePath from "node:path"
 import { ProcessError } from "../../domain/errors.js"
+import { errorCode } from "../../domain/errorText.js"
 
 /** The first executable called `name` on this process's PATH; `undefined` when there is none. */
 export const findExecutable = (name: string): string | undefined => {
@@ -33,7 +34,7 @@ export const checkLaunchable = (command: string): Effect.Effect<void, ProcessErr
   Effect.tryPromise({
     try: () => access(command, constants.X_OK),
     catch: (error) => {
-      const code = typeof error === "object" && error !== null ? (error as { readonly code?: unknown }).code : undefined // boundary: node errors carry a code
+      const code = errorCode(error)
       return new ProcessError({ command, detail: `spawn ${command} ${typeof code === "string" ? code : String(error)}` })
     }
   })

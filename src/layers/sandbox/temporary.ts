@@ -8,7 +8,7 @@
  * @module
  */
 import { randomBytes } from "node:crypto"
-import { codeOf } from "../files/regularFile.js"
+import { errorCode } from "../../domain/errorText.js"
 
 const marker = ".easyai-"
 const suffix = ".tmp"
@@ -53,7 +53,7 @@ const running = (pid: number): boolean => {
     process.kill(pid, 0)
     return true
   } catch (error) {
-    return codeOf(error) === "EPERM"
+    return errorCode(error) === "EPERM"
   }
 }
 

@@ -40,7 +40,7 @@ import {
   type SystemAppend
 } from "../../services/Session.js"
 import { ToolRegistry } from "../../services/ToolRegistry.js"
-import { defaultTools } from "../tools/defaults.js"
+import { closingTools } from "../tools/toolset.js"
 
 /** How a session starts. */
 export interface Config {
@@ -57,7 +57,7 @@ export interface Config {
   readonly context?: ReadonlyArray<string>
   /** Texts appended after the base, in order; functions are recomputed on every refresh. */
   readonly systemAppend?: ReadonlyArray<SystemAppend>
-  /** Registers the default tools (`tool_lookup` here, last; `SessionStack` adds datetime, plan and web). Default true. */
+  /** The default tools (see `toolset.ts`): `tool_lookup` here, last; `SessionStack` adds datetime, plan and web first. Default true. */
   readonly withDefaultTools?: boolean
   /** Extra tools, registered before the defaults. */
   readonly tools?: ReadonlyArray<Tool>
@@ -87,9 +87,8 @@ const make = (config: Config): Effect.Effect<Service, ToolRegistrationError, Age
     const registry = yield* ToolRegistry
     const preamble = yield* Preamble
 
-    for (const tool of config.tools ?? []) yield* registry.add(tool)
-    if (config.withDefaultTools ?? true) {
-      for (const tool of yield* defaultTools) yield* registry.add(tool)
+    for (const tool of [...config.tools ?? [], ...yield* closingTools(config.withDefaultTools ?? true)]) {
+      yield* registry.add(tool)
     }
 
     const base = yield* Ref.make(

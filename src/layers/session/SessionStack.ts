@@ -8,11 +8,10 @@
  * const live = SessionStack.layer({ model: ScriptedChatModel.layer(turns) })
  * ```
  *
- * Tools are registered in a fixed order, so the catalogue (and the system
- * prompt that lists it) is the same on every start: the defaults (datetime,
- * plan, web, and system_* when asked), the host tools (fs, bash, evaluate, external), memory, the
- * session's own tools, the MCP servers' tools (a local tool keeps its name
- * against them), skills, and `tool_lookup` last.
+ * Tools are registered in the fixed order `toolset.ts` decides, so the
+ * catalogue (and the system prompt that lists it) is the same on every
+ * start: the defaults, the host tools, memory, the session's own tools, the
+ * MCP servers' tools, skills, and `tool_lookup` last.
  *
  * @module
  */
@@ -38,15 +37,11 @@ import * as PlanLive from "../plan/PlanLive.js"
 import * as PreambleLive from "../preamble/PreambleLive.js"
 import * as ToolRegistryLive from "../registry/ToolRegistryLive.js"
 import * as SandboxLive from "../sandbox/SandboxLive.js"
-import { datetime } from "../tools/datetime.js"
 import * as HostToolsLive from "../tools/HostToolsLive.js"
-import { knowledgeTools } from "../tools/knowledge.js"
-import { planTool } from "../tools/plan.js"
 import { reservedToolNames } from "../tools/reserved.js"
-import { systemTools } from "../tools/system/systemTools.js"
+import { defaultTools, memoryTools } from "../tools/toolset.js"
 import type { InvalidNetwork } from "../tools/web/errors.js"
 import type { WebOptions } from "../tools/web/options.js"
-import { webTools } from "../tools/web/webTools.js"
 import { type AgentsFileError, loadAgentsFile } from "../workspace/agentsFile.js"
 import type { SkillsMode } from "../workspace/skillFile.js"
 import { loadSkills } from "../workspace/skills.js"
@@ -140,17 +135,14 @@ export const layer = <E>(options: Options<E>): Layer.Layer<Services, E | BuildEr
   const memory = options.memory === undefined ? undefined : MemoryStoreLive.fileSystem(options.memory)
   const defaults = options.session?.withDefaultTools ?? true
 
-  const builtins = registering(Effect.gen(function*() {
-    if (!defaults) return []
-    return [
-      datetime,
-      ...(options.plan === false ? [] : [yield* planTool]),
-      ...(options.web === false ? [] : yield* webTools(options.web)),
-      ...(options.system === true ? systemTools : [])
-    ]
+  const builtins = registering(defaultTools({
+    enabled: defaults,
+    ...(options.plan === undefined ? {} : { plan: options.plan }),
+    ...(options.web === undefined ? {} : { web: options.web }),
+    ...(options.system === undefined ? {} : { system: options.system })
   }))
   const host = options.host === undefined ? Layer.empty : HostToolsLive.layer(options.host)
-  const knowledge = memory === undefined ? Layer.empty : registering(knowledgeTools).pipe(Layer.provide(memory))
+  const knowledge = memory === undefined ? Layer.empty : registering(memoryTools).pipe(Layer.provide(memory))
   const registrations = after(after(builtins, host), knowledge).pipe(
     Layer.provide(Layer.mergeAll(registry, plan, sandbox))
   )

@@ -9,12 +9,13 @@
  * @module
  */
 import { Effect, Schema } from "effect"
-import { readFile, rename, rm, writeFile } from "node:fs/promises"
+import { readFile, rm } from "node:fs/promises"
 import * as path from "node:path"
 import { ConfigurationError } from "../../domain/errors.js"
 import { ChatMessage } from "../../domain/Message.js"
 import { sessionFileName } from "./sessionFileName.js"
 import { removeOrphans, temporaryName } from "./sessionTemp.js"
+import { writeFileAtomically } from "../../layers/files/atomicWrite.js"
 
 export { sessionFileName }
 
@@ -44,11 +45,7 @@ export const loadSession = (dir: string): Effect.Effect<ReadonlyArray<ChatMessag
 export const saveSession = (dir: string, history: ReadonlyArray<ChatMessage>): Effect.Effect<void> => {
   const file = path.join(dir, sessionFileName)
   const temporary = path.join(dir, temporaryName())
-  return Effect.tryPromise(async () => {
-    // "wx": a fresh file of our own, never one that is already there (or a link planted under its name).
-    await writeFile(temporary, `${encode({ version: 1, history })}\n`, { mode: 0o600, flag: "wx" })
-    await rename(temporary, file)
-  }).pipe(
+  return Effect.tryPromise(() => writeFileAtomically(temporary, file, `${encode({ version: 1, history })}\n`, { mode: 0o600 })).pipe(
     Effect.catchAll((error) =>
       Effect.zipRight(
         Effect.ignore(Effect.tryPromise(() => rm(temporary, { force: true }))),

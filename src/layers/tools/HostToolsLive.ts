@@ -15,17 +15,12 @@ import { Effect, Layer } from "effect"
 import type { ToolRegistrationError } from "../../domain/errors.js"
 import { Sandbox } from "../../services/Sandbox.js"
 import { ToolRegistry } from "../../services/ToolRegistry.js"
-import { bash } from "./bash.js"
-import { evaluate } from "./evaluate.js"
 import { loadExternalTools } from "./external/load.js"
-import { fsTools } from "./fs/fsTools.js"
 import { reservedToolNames } from "./reserved.js"
+import { hostTools, type HostToolsOptions, runsProcesses } from "./toolset.js"
 
-/** Which host tools to register. */
-export interface Options {
-  readonly fs?: boolean
-  readonly bash?: boolean
-  readonly evaluate?: boolean
+/** Which host tools to register (which ones, and their order, `toolset.ts` decides). */
+export interface Options extends HostToolsOptions {
   /** A directory of `EASYAI-<name>.tools` manifests. */
   readonly externalTools?: string
 }
@@ -33,13 +28,8 @@ export interface Options {
 const register = (options: Options) =>
   Effect.gen(function*() {
     const registry = yield* ToolRegistry
-    const tools = [
-      ...((options.fs ?? true) || options.bash === true ? yield* fsTools : []),
-      ...(options.bash === true ? [yield* bash] : []),
-      ...((options.evaluate ?? true) ? [yield* evaluate] : [])
-    ]
-    for (const tool of tools) yield* registry.add(tool)
-    if (options.bash === true || (options.evaluate ?? true) || options.externalTools !== undefined) {
+    for (const tool of yield* hostTools(options)) yield* registry.add(tool)
+    if (runsProcesses(options) || options.externalTools !== undefined) {
       // Which guard holds the tool processes, said once at start.
       yield* Effect.logInfo(`tools: isolation ${(yield* Sandbox).isolation.summary}`)
     }

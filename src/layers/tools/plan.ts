@@ -7,7 +7,8 @@
  * @module
  */
 import { Effect, Schema } from "effect"
-import { planActions, planBatchMax, planStatuses, renderPlanPlain, type PlanResult } from "../../domain/plan.js"
+import { planActions, planBatchMax, planStatuses, type PlanResult } from "../../domain/plan.js"
+import { renderPlanPlain } from "./planChecklist.js"
 import * as Tool from "../../domain/Tool.js"
 import { Plan } from "../../services/Plan.js"
 

@@ -15,6 +15,7 @@ import * as nodePath from "node:path"
 import { Effect, Schema } from "effect"
 import { sanitizeAddendum } from "../../domain/Sanitize.js"
 import { readTextFile } from "./textFile.js"
+import { utf8Length } from "../../domain/utf8.js"
 
 /** The file name looked for in the workspace directory, case-sensitive. */
 export const agentsFileName = "AGENTS.md"
@@ -40,7 +41,6 @@ export class AgentsFileError extends Schema.TaggedError<AgentsFileError>()("Agen
   }
 }
 
-const utf8Bytes = (text: string): number => Buffer.byteLength(text, "utf8")
 
 /** The rendered text, and whether anything was dropped. */
 interface Rendered {
@@ -56,7 +56,7 @@ const render = (raw: string, wasCut: boolean): Rendered | undefined => {
   const withoutBom = raw.startsWith("\uFEFF") ? raw.slice(1) : raw
   const clean = sanitizeAddendum(withoutBom, Number.MAX_SAFE_INTEGER).trim()
   if (clean === "") return undefined
-  if (!wasCut && utf8Bytes(clean) <= agentsFileCap) return { text: clean, truncated: false }
+  if (!wasCut && utf8Length(clean) <= agentsFileCap) return { text: clean, truncated: false }
   const kept = sanitizeAddendum(clean, agentsFileCap).trimEnd()
   return {
     text: `${kept}\n\n[${agentsFileName} truncated: only its first ${agentsFileCap} bytes are shown]`,

@@ -8,7 +8,10 @@
 import { Either } from "effect"
 import { parseDocument } from "yaml"
 import { sanitizeAddendum, sanitizeSingleLine } from "../../domain/Sanitize.js"
-import { errorText } from "./textFile.js"
+import { errorText } from "../../domain/errorText.js"
+import { SkillError } from "../../domain/errors.js"
+import { isObject } from "../../domain/json.js"
+import { utf8Length } from "../../domain/utf8.js"
 
 /** What the system prompt carries: every skill's instructions, or a list plus `read_skill`. */
 export type SkillsMode = "full" | "readOnDemand"
@@ -43,12 +46,6 @@ export interface SkillDocument {
   readonly body: string
 }
 
-type JsonRecord = { readonly [key: string]: unknown }
-
-/** Whether `value` is a JSON object (not an array, not null). */
-export const isRecord = (value: unknown): value is JsonRecord =>
-  typeof value === "object" && value !== null && !Array.isArray(value)
-
 const isAlphanumeric = (char: string): boolean =>
   (char >= "a" && char <= "z") || (char >= "A" && char <= "Z") || (char >= "0" && char <= "9")
 
@@ -70,7 +67,6 @@ export const shown = (value: unknown): string => {
 }
 
 /** The length of `text` in UTF-8 bytes. */
-export const utf8Bytes = (text: string): number => Buffer.byteLength(text, "utf8")
 
 const frontmatterShape = "the file must start with a line \"---\", then YAML with \"name\" and \"description\", " +
   "then a line \"---\", then the instructions"
@@ -104,25 +100,26 @@ const parseYaml = (label: string, yaml: string): Either.Either<unknown, Readonly
  * Checks the text of one `SKILL.md`. `label` names the file in every
  * message; `folderName` is the name the frontmatter must repeat. Pure.
  *
- * Fails with every problem found, one message each.
+ * Fails with a `SkillError` holding every problem found, one message each.
  */
 export const parseSkillFile = (
   label: string,
   text: string,
   folderName: string
-): Either.Either<SkillDocument, ReadonlyArray<string>> => {
+): Either.Either<SkillDocument, SkillError> => {
+  const refused = (problems: ReadonlyArray<string>) => Either.left(new SkillError({ file: label, problems }))
   const lines = (text.startsWith("\uFEFF") ? text.slice(1) : text).split("\n")
   const isDelimiter = (line: string | undefined) => line !== undefined && line.trimEnd() === "---"
-  if (!isDelimiter(lines[0])) return Either.left([`${label}: no frontmatter: ${frontmatterShape}`])
+  if (!isDelimiter(lines[0])) return refused([`${label}: no frontmatter: ${frontmatterShape}`])
   const close = lines.findIndex((line, index) => index > 0 && isDelimiter(line))
   if (close < 0) {
-    return Either.left([`${label}: the frontmatter is not closed: add a line "---" after its YAML`])
+    return refused([`${label}: the frontmatter is not closed: add a line "---" after its YAML`])
   }
   const parsed = parseYaml(label, lines.slice(1, close).join("\n"))
-  if (Either.isLeft(parsed)) return Either.left(parsed.left)
+  if (Either.isLeft(parsed)) return refused(parsed.left)
   const frontmatter = parsed.right
-  if (!isRecord(frontmatter)) {
-    return Either.left([
+  if (!isObject(frontmatter)) {
+    return refused([
       `${label}: the frontmatter must be a YAML mapping with "name" and "description", got ${shown(frontmatter)}`
     ])
   }
@@ -155,13 +152,13 @@ export const parseSkillFile = (
     )
   }
   const body = lines.slice(close + 1).join("\n").trim()
-  const bodyBytes = utf8Bytes(body)
+  const bodyBytes = utf8Length(body)
   if (body === "") {
     errors.push(`${label}: there are no instructions after the frontmatter`)
   } else if (bodyBytes > skillLimits.bodyBytes) {
     errors.push(`${label}: the instructions have ${bodyBytes} bytes, more than ${skillLimits.bodyBytes}; shorten them`)
   }
-  if (errors.length > 0 || typeof description !== "string") return Either.left(errors)
+  if (errors.length > 0 || typeof description !== "string") return refused(errors)
   return Either.right({
     name: folderName,
     description: sanitizeSingleLine(description.trim(), skillLimits.descriptionChars),

@@ -10,14 +10,13 @@ import { constants } from "node:fs"
 import * as fs from "node:fs/promises"
 import * as nodePath from "node:path"
 import { Effect, Either } from "effect"
-import {
-  type ExternalToolDefinition,
-  limits as manifestLimits,
-  type ParsedManifest,
-  parseManifest
-} from "../tools/external/manifest.js"
-import { isRecord, readSkillName, shown, toolsFileName } from "./skillFile.js"
-import { errorCode, errorText, readTextFile } from "./textFile.js"
+import { type ExternalToolDefinition, type ParsedManifest, parseManifest } from "../tools/external/manifest.js"
+import { limits as manifestLimits } from "../tools/external/manifestRules.js"
+import { readSkillName, shown, toolsFileName } from "./skillFile.js"
+import { readTextFile } from "./textFile.js"
+import { errorCode, errorText } from "../../domain/errorText.js"
+import { ManifestError } from "../../domain/errors.js"
+import { isObject, parseJson } from "../../domain/json.js"
 
 /** How the operator lets skills run programs. */
 export interface SkillsOptions {
@@ -45,17 +44,13 @@ const resolveRelativeCommands = (
   label: string,
   text: string,
   folder: string
-): Either.Either<string, ReadonlyArray<string>> => {
-  let manifest: unknown
-  try {
-    manifest = JSON.parse(text)
-  } catch {
-    return Either.right(text) // parseManifest locates the syntax error in the original text
-  }
-  if (!isRecord(manifest) || !Array.isArray(manifest["tools"])) return Either.right(text)
+): Either.Either<string, ManifestError> => {
+  // parseManifest locates a syntax error in the original text
+  const manifest = Either.getOrUndefined(parseJson(text))
+  if (!isObject(manifest) || !Array.isArray(manifest["tools"])) return Either.right(text)
   const errors: Array<string> = []
   const tools = manifest["tools"].map((entry: unknown, index) => {
-    if (!isRecord(entry)) return entry
+    if (!isObject(entry)) return entry
     const command = entry["command"]
     if (typeof command !== "string" || command.startsWith("/") || !command.includes("/")) return entry
     const resolved = nodePath.resolve(folder, command)
@@ -65,7 +60,9 @@ const resolveRelativeCommands = (
     }
     return { ...entry, command: resolved }
   })
-  return errors.length > 0 ? Either.left(errors) : Either.right(JSON.stringify({ ...manifest, tools }))
+  return errors.length > 0
+    ? Either.left(new ManifestError({ file: label, problems: errors }))
+    : Either.right(JSON.stringify({ ...manifest, tools }))
 }
 
 /**
@@ -77,7 +74,7 @@ export const parseSkillTools = (
   text: string,
   folder: string,
   reservedNames: ReadonlyArray<string>
-): Either.Either<ParsedManifest, ReadonlyArray<string>> =>
+): Either.Either<ParsedManifest, ManifestError> =>
   Either.flatMap(
     resolveRelativeCommands(label, text.startsWith("\uFEFF") ? text.slice(1) : text, folder),
     (resolved) => parseManifest(label, resolved, reservedNames)
@@ -176,7 +173,7 @@ export const loadTools = (folder: string, options: SkillsOptions): Effect.Effect
     }
     const reserved = [readSkillName, ...(options.reservedNames ?? [])]
     const parsed = parseSkillTools(label, read.text, folder, reserved)
-    if (Either.isLeft(parsed)) return Effect.succeed(noTools(parsed.left))
+    if (Either.isLeft(parsed)) return Effect.succeed(noTools(parsed.left.problems))
     return Effect.promise(async () => { // never rejects: checkCommand catches everything
       const errors: Array<string> = []
       const warnings: Array<string> = [...parsed.right.warnings]

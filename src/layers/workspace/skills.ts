@@ -50,11 +50,12 @@ import {
   skillLimits,
   skillNameRule,
   type SkillsMode,
-  toolsFileName,
-  utf8Bytes
+  toolsFileName
 } from "./skillFile.js"
 import { loadTools, type SkillsOptions } from "./skillTools.js"
-import { errorCode, errorText, readTextFile } from "./textFile.js"
+import { readTextFile } from "./textFile.js"
+import { errorCode, errorText } from "../../domain/errorText.js"
+import { utf8Length } from "../../domain/utf8.js"
 
 /** A loaded skill, as the operator may want to list it. */
 export interface SkillInfo {
@@ -173,7 +174,7 @@ const loadSkill = (candidate: Candidate, options: SkillsOptions): Effect.Effect<
     }
     const document = parseSkillFile(label, read.text, candidate.name)
     const tools = yield* loadTools(candidate.folder, options)
-    const errors = [...(Either.isLeft(document) ? document.left : []), ...tools.errors]
+    const errors = [...(Either.isLeft(document) ? document.left.problems : []), ...tools.errors]
     if (Either.isLeft(document) || errors.length > 0) return failed(errors, tools.warnings)
     return {
       skill: {
@@ -216,7 +217,7 @@ const combine = (outcomes: ReadonlyArray<readonly [Candidate, SkillOutcome]>, mo
   const errors: Array<string> = []
   const warnings: Array<string> = []
   const toolOwners = new Map<string, string>()
-  let used = utf8Bytes(mode === "full" ? fullIntro : compactIntro)
+  let used = utf8Length(mode === "full" ? fullIntro : compactIntro)
   for (const [candidate, outcome] of outcomes) {
     errors.push(...outcome.errors)
     warnings.push(...outcome.warnings)
@@ -244,7 +245,7 @@ const combine = (outcomes: ReadonlyArray<readonly [Candidate, SkillOutcome]>, mo
       errors.push(...clashes)
       continue
     }
-    const cost = utf8Bytes(entryText(skill.document, mode)) + (mode === "full" ? 2 : 1)
+    const cost = utf8Length(entryText(skill.document, mode)) + (mode === "full" ? 2 : 1)
     if (used + cost > skillLimits.systemTextBytes) {
       errors.push(
         `skill "${candidate.name}" (${candidate.folder}) is not loaded: the skills section of the system prompt ` +

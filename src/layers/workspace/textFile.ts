@@ -8,6 +8,7 @@
 import * as fs from "node:fs/promises"
 import { Effect } from "effect"
 import { readUpTo, withRegular } from "../files/regularFile.js"
+import { errorCode, errorText } from "../../domain/errorText.js"
 
 /** What {@link readTextFile} found. */
 export type TextFileRead =
@@ -30,11 +31,7 @@ export type TextFileRead =
     readonly complete: boolean
   }
 
-// boundary: node's errors carry a `code`, which their type does not declare
-export const errorCode = (error: unknown): unknown =>
-  typeof error === "object" && error !== null ? (error as { readonly code?: unknown }).code : undefined
 
-export const errorText = (error: unknown): string => (error instanceof Error ? error.message : String(error))
 
 const problem = (reason: "NotAFile" | "NotUtf8" | "Unreadable", detail: string): TextFileRead => ({
   _tag: "Problem",

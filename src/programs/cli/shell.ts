@@ -12,6 +12,7 @@ import { statSync } from "node:fs"
 import { constants } from "node:os"
 import type { Interface } from "node:readline"
 import { cdTarget, type ShellLine, tildePath } from "./shellLine.js"
+import { errorText } from "../../domain/errorText.js"
 
 /** The working directory; `$PWD` once it was deleted from under the shell (where `process.cwd()` throws). */
 const workingDirectory = (): string => {
@@ -40,7 +41,7 @@ export const applyBuiltin = (line: Extract<ShellLine, { _tag: "Cd" | "Export" | 
           process.chdir(target.path)
         } catch (error) {
           // A directory it may not enter, or one that vanished meanwhile: said, and the shell stays where it was.
-          return `cd: ${error instanceof Error ? error.message : String(error)}`
+          return `cd: ${errorText(error)}`
         }
         process.env["OLDPWD"] = from
         process.env["PWD"] = target.path

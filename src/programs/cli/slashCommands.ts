@@ -4,7 +4,7 @@
  * @module
  */
 import { Effect, Option, Ref } from "effect"
-import { renderPlan } from "../../domain/plan.js"
+import { renderPlan } from "./planView.js"
 import { findPreset, type PresetName, PresetName as PresetNames } from "../../domain/Sampling.js"
 import { McpClient, type McpServerConfig } from "../../services/McpClient.js"
 import { isServerUrl, parseMcpServer } from "./mcpServers.js"

@@ -12,7 +12,7 @@ import {
   writeFileSync
 } from "node:fs"
 import * as path from "node:path"
-import { type Tool, ToolResult } from "easyai"
+import { ManifestError, type Tool, ToolResult } from "easyai"
 import * as SandboxLive from "../../../src/layers/sandbox/SandboxLive.js"
 import { loadExternalTools, loadExternalToolsFile } from "../../../src/layers/tools/external/load.js"
 import { isManifestFileName, parseManifest } from "../../../src/layers/tools/external/manifest.js"
@@ -96,7 +96,7 @@ const printArgs = (ws: Workspace) => script(ws, "args.sh", ": > ran\nfor a in \"
 
 const file = "EASYAI-t.tools"
 const errorsOf = (text: string, reserved: ReadonlyArray<string> = ["bash"]): ReadonlyArray<string> =>
-  Either.match(parseManifest(file, text, reserved), { onLeft: (errors) => errors, onRight: () => [] })
+  Either.match(parseManifest(file, text, reserved), { onLeft: (error) => error.problems, onRight: () => [] })
 const toolErrors = (entry: unknown) => errorsOf(manifest([entry]))
 const P = `${file}: tool "t": `
 const identifierRule = `it must start with a letter and continue with up to 63 letters, digits or "_"`
@@ -179,6 +179,12 @@ describe("manifest rules", () => {
     ["a parameter without a type", tool({ parameters: { type: "object", properties: { x: {} } } }), [
       `${P}parameter "x" has no "type"; ${typeRule}`
     ]],
+    ["a parameter whose description is not a string", tool({
+      parameters: { type: "object", properties: { x: { type: "string", description: 7 } } }
+    }), [`${P}parameter "x": "description" must be a string, got 7`]],
+    ["a parameter of a null type", tool({
+      parameters: { type: "object", properties: { x: { type: null } } }
+    }), [`${P}parameter "x" has type null; ${typeRule}`]],
     ["a parameter that is not an object", tool({ parameters: { type: "object", properties: { x: "string" } } }), [
       `${P}parameter "x" must be an object such as {"type": "string"}, got "string"`
     ]],
@@ -225,9 +231,12 @@ describe("manifest rules", () => {
       argv: ["log", "--oneline", "--max={count}"],
       parameters: oneParameter
     })])
-    expect(parseManifest("EASYAI-git.tools", text, [])).toEqual(Either.left([
-      `EASYAI-git.tools: tool "git_log": argv[2] "--max={count}" embeds a placeholder; split it into two elements: "--max", "{count}"`
-    ]))
+    expect(parseManifest("EASYAI-git.tools", text, [])).toEqual(Either.left(new ManifestError({
+      file: "EASYAI-git.tools",
+      problems: [
+        `EASYAI-git.tools: tool "git_log": argv[2] "--max={count}" embeds a placeholder; split it into two elements: "--max", "{count}"`
+      ]
+    })))
   })
 
   it("checks the top level", () => {

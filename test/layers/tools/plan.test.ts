@@ -1,15 +1,10 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Chunk, Effect, Either, Fiber, FiberStatus, Stream } from "effect"
 import { ToolCall, ToolRegistry, ToolRegistryLive } from "easyai"
-import {
-  applyPlanRequest,
-  normalizePlanAction,
-  normalizePlanStatus,
-  PlanItem,
-  PlanSnapshot,
-  renderPlanAnsi,
-  renderPlanPlain
-} from "../../../src/domain/plan.js"
+import { normalizePlanAction, normalizePlanStatus, PlanItem, PlanSnapshot } from "../../../src/domain/plan.js"
+import { applyPlanRequest } from "../../../src/domain/planRequest.js"
+import { renderPlanPlain } from "../../../src/layers/tools/planChecklist.js"
+import { renderPlanAnsi } from "../../../src/programs/cli/planView.js"
 import * as PlanLive from "../../../src/layers/plan/PlanLive.js"
 import { planTool } from "../../../src/layers/tools/plan.js"
 import { Plan } from "../../../src/services/Plan.js"

@@ -124,7 +124,7 @@ describe("AGENTS.md", () => {
 describe("SKILL.md frontmatter", () => {
   const label = "/s/notes/SKILL.md"
   const errorsOf = (text: string, folder = "notes") =>
-    Either.match(parseSkillFile(label, text, folder), { onLeft: (errors) => errors, onRight: () => [] })
+    Either.match(parseSkillFile(label, text, folder), { onLeft: (error) => error.problems, onRight: () => [] })
 
   it("parses name, description and the trimmed body", () => {
     const text = "---\r\nname: notes\r\ndescription: >\r\n  Take notes\r\n  when asked.\r\n---\r\n\r\n# Notes\r\nUse the notes tool.\r\n"

@@ -24,8 +24,11 @@ import { Effect, Either } from "effect"
 import type { Tool } from "../../../domain/Tool.js"
 import { Sandbox } from "../../../services/Sandbox.js"
 import { readUpTo, withRegular } from "../../files/regularFile.js"
-import { type ExternalToolDefinition, isManifestFileName, limits, parseManifest, sandboxCwd } from "./manifest.js"
+import { type ExternalToolDefinition, isManifestFileName, parseManifest } from "./manifest.js"
+import { sandboxCwd } from "./manifestFields.js"
+import { limits } from "./manifestRules.js"
 import { externalTool } from "./run.js"
+import { errorCode, errorText } from "../../../domain/errorText.js"
 
 /** What a load produced: the tools, and what the operator should read. */
 export interface ExternalToolsLoad {
@@ -49,11 +52,7 @@ const failedFile = (errors: ReadonlyArray<string>, warnings: ReadonlyArray<strin
   warnings
 })
 
-// boundary: node's errors carry a `code`, which their type does not declare
-const errorCode = (error: unknown): unknown =>
-  typeof error === "object" && error !== null ? (error as { readonly code?: unknown }).code : undefined
 
-const errorText = (error: unknown): string => (error instanceof Error ? error.message : String(error))
 
 const isWorldWritable = (mode: number): boolean => (mode & 0o002) !== 0
 
@@ -139,7 +138,7 @@ const loadFile = async (path: string, label: string, reservedNames: ReadonlyArra
   const read = await readManifest(path, label)
   if (Either.isLeft(read)) return failedFile([read.left])
   const parsed = parseManifest(label, read.right.text, reservedNames)
-  if (Either.isLeft(parsed)) return failedFile(parsed.left)
+  if (Either.isLeft(parsed)) return failedFile(parsed.left.problems)
   const errors: Array<string> = []
   const warnings: Array<string> = [...parsed.right.warnings]
   if (isWorldWritable(read.right.mode)) {

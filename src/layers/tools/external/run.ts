@@ -24,7 +24,10 @@ import { type JsonSchema, ToolResult } from "../../../domain/ToolCall.js"
 import { type ProcessResult, Sandbox, type Service as SandboxService } from "../../../services/Sandbox.js"
 import { isEasyaiVariable } from "../../sandbox/toolEnv.js"
 import { ending, outputWithNote } from "../processReport.js"
-import { type ExternalParameter, type ExternalToolDefinition, sandboxCwd } from "./manifest.js"
+import { type ExternalToolDefinition } from "./manifest.js"
+import { sandboxCwd } from "./manifestFields.js"
+import type { ExternalParameter } from "./manifestRules.js"
+import { utf8Length } from "../../../domain/utf8.js"
 
 /** A checked argument value; each fills exactly one argv element. */
 export type ArgumentValue = string | number | boolean
@@ -127,7 +130,7 @@ const passthroughEnv = (names: ReadonlyArray<string>): Record<string, string> =>
   for (const name of names) {
     if (isEasyaiVariable(name)) continue
     const value = process.env[name]
-    if (value !== undefined && Buffer.byteLength(value, "utf8") <= maxEnvValueBytes) env[name] = value
+    if (value !== undefined && utf8Length(value) <= maxEnvValueBytes) env[name] = value
   }
   return env
 }

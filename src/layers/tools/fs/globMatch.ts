@@ -13,6 +13,7 @@ import { Either } from "effect"
 import picomatch from "picomatch"
 import { RE2JS } from "re2js"
 import { patternMaxLength } from "./limits.js"
+import { errorText } from "../../../domain/errorText.js"
 
 /** The lookaheads picomatch emits with `dot: true`, none needed for walked paths. */
 const droppedLookaheads = [
@@ -25,7 +26,6 @@ const droppedLookaheads = [
 /** Tests a path relative to the search base (no leading `/`). */
 export type GlobMatcher = (path: string) => boolean
 
-const errorText = (error: unknown): string => (error instanceof Error ? error.message : String(error))
 
 /** Whether `text` is longer than the longest pattern accepted; says so if it is. */
 export const tooLong = (what: string, text: string): string | undefined =>

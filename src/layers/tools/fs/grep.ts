@@ -15,8 +15,8 @@ import { tooLong } from "./globMatch.js"
 import { grepDefaultMatches, grepMaxBytesPerFile, grepMaxLineChars, grepMaxMatches } from "./limits.js"
 import { clampCount, Count, PathParam, Pattern } from "./params.js"
 import { decode, looksBinary, plural, splitLines } from "./text.js"
+import { errorText } from "../../../domain/errorText.js"
 
-const errorText = (error: unknown): string => (error instanceof Error ? error.message : String(error))
 
 /** Compiles a model-supplied expression, or says how to fix it. */
 const compile = (pattern: string, ignoreCase: boolean): Either.Either<RE2JS, string> => {

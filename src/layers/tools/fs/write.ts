@@ -11,6 +11,7 @@ import { define } from "./define.js"
 import { guarded, type SandboxFailure } from "./failures.js"
 import { PathParam } from "./params.js"
 import { plural, splitLines } from "./text.js"
+import { utf8Length } from "../../../domain/utf8.js"
 
 /** What is at `path`, or nothing when it does not exist. */
 export const statIfExists = (
@@ -70,7 +71,7 @@ To change a few lines of an existing file, use ${naming.call("edit")} instead of
       const parent = nodePath.posix.dirname(path)
       const parentExisted = Option.isSome(yield* guarded(env.naming, statIfExists(env.sandbox, parent)))
       yield* guarded(env.naming, env.sandbox.writeFile(path, params.content))
-      const bytes = Buffer.byteLength(params.content, "utf-8")
+      const bytes = utf8Length(params.content)
       const before = Option.match(existing, {
         onNone: () => "new file",
         onSome: (info) => `replaced ${plural(info.size, "byte")}`

@@ -10,6 +10,7 @@ import { FetchHttpClient, HttpClient, type HttpClientError, type HttpClientRespo
 import { Data, Duration, Effect, Stream } from "effect"
 import { backoff } from "../../client/retry.js"
 import { AddressRefused, WebError } from "./errors.js"
+import { networkErrorText } from "../../../domain/errorText.js"
 
 /** How a body's declared media type is treated. */
 export type ContentKind = "html" | "text" | "binary" | "unknown"
@@ -127,18 +128,6 @@ type Hop =
   | { readonly _tag: "Redirect"; readonly location: string | undefined }
   | { readonly _tag: "Body"; readonly body: Omit<FetchedBody, "url" | "redirects"> }
 
-/** A short reason from a transport failure's cause, e.g. "connect ECONNREFUSED 127.0.0.1:9". */
-const causeText = (error: HttpClientError.HttpClientError): string => {
-  const cause = error.cause
-  if (cause instanceof Error) {
-    const code = "code" in cause && typeof cause.code === "string" ? cause.code : undefined
-    const inner = cause.cause instanceof Error ? cause.cause.message : undefined
-    const text = inner !== undefined && inner !== cause.message ? `${cause.message}: ${inner}` : cause.message
-    return code !== undefined && !text.includes(code) ? `${code} ${text}` : text
-  }
-  return error.message
-}
-
 /** The policy's refusal behind a transport failure, if that is what it was (undici may wrap it once). */
 const refusalOf = (error: HttpClientError.RequestError): AddressRefused | undefined => {
   const cause = error.cause
@@ -230,7 +219,7 @@ const hop = (client: HttpClient.HttpClient, limits: FetchLimits, url: URL): Effe
             : new WebError({
               reason: error.reason === "InvalidUrl" ? "InvalidUrl" : "Transport",
               url: url.href,
-              detail: `could not fetch ${url.href}: ${causeText(error)}`,
+              detail: `could not fetch ${url.href}: ${networkErrorText(error.cause, error.message)}`,
               cause: error
             })
         )
@@ -240,7 +229,7 @@ const hop = (client: HttpClient.HttpClient, limits: FetchLimits, url: URL): Effe
           new WebError({
             reason: "Transport",
             url: url.href,
-            detail: `the connection to ${url.href} failed while reading: ${causeText(error)}`,
+            detail: `the connection to ${url.href} failed while reading: ${networkErrorText(error.cause, error.message)}`,
             cause: error
           })
         )

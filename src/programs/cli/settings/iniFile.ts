@@ -21,6 +21,7 @@ import { Effect, Option, Schema } from "effect"
 import ini from "ini"
 import * as fs from "node:fs/promises"
 import * as path from "node:path"
+import { errorCode, errorText } from "../../../domain/errorText.js"
 
 /** A setting that cannot be used, wherever it came from: one line naming the flag, file:line or variable. */
 export class SettingsError extends Schema.TaggedError<SettingsError>()("SettingsError", {
@@ -108,8 +109,7 @@ export const parseIni = (text: string, file: string, base: string): Effect.Effec
     return { file, base, sections, entries }
   })
 
-const isNotFound = (cause: unknown): boolean =>
-  typeof cause === "object" && cause !== null && "code" in cause && cause.code === "ENOENT"
+const isNotFound = (cause: unknown): boolean => errorCode(cause) === "ENOENT"
 
 /**
  * The settings file: `named` when given (relative to `cwd`; it must exist),
@@ -121,7 +121,7 @@ export const readIni = (named: Option.Option<string>, cwd: string): Effect.Effec
     const absolute = path.resolve(cwd, file)
     const text = yield* Effect.tryPromise({
       try: () => fs.readFile(absolute, "utf8").then(Option.some, (cause: unknown) => (isNotFound(cause) ? Option.none() : Promise.reject(cause))),
-      catch: (cause) => new SettingsError({ source: file, detail: `cannot be read (${cause instanceof Error ? cause.message : String(cause)})` })
+      catch: (cause) => new SettingsError({ source: file, detail: `cannot be read (${errorText(cause)})` })
     })
     if (Option.isNone(text)) {
       return Option.isSome(named) ? yield* new SettingsError({ source: file, detail: "no such file" }) : Option.none()

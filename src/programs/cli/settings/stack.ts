@@ -23,6 +23,7 @@ import { progressOption } from "../downloadProgress.js"
 import { logging } from "../logging.js"
 import { parseMcpServer } from "../mcpServers.js"
 import { get, option, type Id, type Resolved, type ValueOf } from "./resolve.js"
+import { errorText } from "../../../domain/errorText.js"
 
 /** `{ [key]: value }` when `value` is some, else `{}`: an optional property under `exactOptionalPropertyTypes`. */
 export const optionalField = <K extends string, A>(key: K, value: Option.Option<A>): { readonly [P in K]?: A } =>
@@ -140,7 +141,7 @@ export const systemPrompt = (resolved: Resolved): Effect.Effect<Option.Option<st
         onSome: (file) =>
           Effect.tryPromise({
             try: () => readFile(file, "utf8").then(Option.some),
-            catch: (error) => new ConfigurationError({ message: `cannot read the system file ${file}: ${error instanceof Error ? error.message : String(error)}` })
+            catch: (error) => new ConfigurationError({ message: `cannot read the system file ${file}: ${errorText(error)}` })
           })
       })
   })
