@@ -71,6 +71,10 @@ export const recording = (inner: Tracer.Tracer, sinks: ReadonlyArray<SpanSink>):
     context: inner.context
   })
 
+/** The tracer in place, with every span it makes handed to `sinks` when it ends. */
+export const recordingLayer = (sinks: ReadonlyArray<SpanSink>): Layer.Layer<never> =>
+  Layer.unwrapEffect(Effect.map(Effect.tracer, (inner) => Layer.setTracer(recording(inner, sinks))))
+
 /**
  * A sink appending each span as one JSON line to `path` (created when
  * missing), for the life of the scope. A span ends synchronously, so its
@@ -117,8 +121,7 @@ export const layer = (options: Options): Layer.Layer<never, ConfigurationError, 
       ...(options.serviceVersion === undefined ? {} : { serviceVersion: options.serviceVersion })
     }
     if (options.otlp === undefined) {
-      if (sinks.length === 0) return Layer.empty
-      return Layer.setTracer(recording(yield* Effect.tracer, sinks))
+      return sinks.length === 0 ? Layer.empty : recordingLayer(sinks)
     }
     const base = options.otlp.replace(/\/+$/, "")
     const exported = Effect.gen(function*() {

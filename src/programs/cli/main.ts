@@ -15,6 +15,7 @@ import { version } from "../version.js"
 import { builtInFlags, chooseCommand } from "./commandLine.js"
 import { configProgram, root, subcommands } from "./commands.js"
 import { reportFailure, usageExitCode } from "./failure.js"
+import { replayCommand, replayDescription } from "./replay.js"
 import { colourFor, renderHelp } from "./settings/help.js"
 import { longSingleDashAliases } from "./settings/options.js"
 import type { Program } from "./settings/Setting.js"
@@ -55,7 +56,9 @@ const whole = Command.run(root.command.pipe(Command.withSubcommands(Arr.map(subc
  * root's (the chat's) flags and then drops it; under a bare root a leftover
  * can only be refused.
  */
-const alone = (command: (typeof subcommands)[number]["command"] | ReturnType<typeof configProgram>["command"]) =>
+const alone = (
+  command: (typeof subcommands)[number]["command"] | ReturnType<typeof configProgram>["command"] | typeof replayCommand
+) =>
   Command.run(Command.make(app.name).pipe(Command.withSubcommands([command])), app)
 
 const wantsHelp = (tokens: ReadonlyArray<string>): boolean => {
@@ -94,7 +97,7 @@ const help = () => {
     const commands = [...subcommands.map(({ description, name }) => ({ name, description })), {
       name: "config",
       description: configProgram("chat").description
-    }]
+    }, { name: "replay", description: replayDescription }]
     return printHelp(renderHelp({ command: "easyai", description: root.description, program: "chat", commands }, colour))
   }
   const subject = { command: `easyai ${named.name}`, description: named.description, program: named.settings }
@@ -104,6 +107,8 @@ const help = () => {
 
 const run = args[0] === "config"
   ? runConfig(args.slice(1))
+  : args[0] === "replay"
+  ? alone(replayCommand)(argv)
   : wantsHelp(args) && !args.includes("--completions")
   ? help()
   : chooseCommand(args, root, subcommands, builtInFlags(root.command.descriptor)).pipe(

@@ -125,6 +125,21 @@ export const settings = {
     topic: "general",
     programs: agents
   }),
+  // Observability: spans to a file and to an OTLP collector
+  traceFile: declare("traceFile", {
+    codec: C.anyPath,
+    doc: "Append every span (each model turn with its events, tool calls, approvals…) to this file as JSON lines; easyai replay reads it.",
+    topic: "general",
+    programs: agents,
+    env: "EASYAI_TRACE_FILE"
+  }),
+  otlp: declare("otlp", {
+    codec: url,
+    doc: "Export spans and metrics over OTLP/HTTP (JSON) to this collector: URL/v1/traces and URL/v1/metrics.",
+    topic: "general",
+    programs: agents,
+    env: "EASYAI_OTLP"
+  }),
 
   // Local model
   model: declare("model", {
