@@ -1,0 +1,93 @@
+/**
+ * Record and replay: a real-engine tool-calling turn written to a trace
+ * file becomes a script that the scripted model plays to the same events.
+ */
+import { NodeHttpClient } from "@effect/platform-node"
+import { describe, expect, it } from "@effect/vitest"
+import { Chunk, Effect, Either, Layer, Schema, Stream } from "effect"
+import {
+  type AgentEvent,
+  type ChatModel,
+  LocalChatModel,
+  ScriptedChatModel as Scripted,
+  Session,
+  SessionStack,
+  Tool,
+  TraceReplay,
+  Tracing
+} from "easyai"
+import { readFileSync, writeFileSync } from "node:fs"
+import * as path from "node:path"
+import { engineConfig, testModels } from "../../support/models.js"
+import { tempDir } from "../../support/tempDir.js"
+
+const pick = Tool.make({
+  name: "pick",
+  description: "Pick a color.",
+  parameters: Schema.Struct({ color: Schema.Literal("red", "green", "blue") }),
+  handler: ({ color }) => Effect.succeed(color)
+})
+
+const sessionOn = (model: Layer.Layer<ChatModel, unknown>) =>
+  SessionStack.layer({
+    model,
+    session: { system: "You are a storyteller.", withDefaultTools: false, tools: [pick], preamble: { injectDateTime: false } }
+  })
+
+const ask = (text: string) =>
+  Effect.flatMap(Session, (s) =>
+    Effect.map(
+      Stream.runCollect(s.stream(text, { maxTokens: 64, toolChoice: "required", preset: "deterministic" })),
+      Chunk.toArray
+    ))
+
+/** Events with the one thing a replay cannot repeat, the wall-clock duration of a tool call, left out. */
+const comparable = (events: ReadonlyArray<AgentEvent>) =>
+  events.map((event) => (event._tag === "ToolCallFinished" ? { ...event, durationMillis: 0 } : event))
+
+const model = testModels.find((candidate) => candidate.name === "stories260K.gguf") ?? testModels[0]!
+
+describe("easyai replay", () => {
+  it.live(`replays a turn recorded on the real engine (${model.name}) to the same events`, () =>
+    Effect.gen(function*() {
+      const file = path.join(tempDir(), "turn.jsonl")
+      const recorded = yield* ask("Pick a color").pipe(
+        Effect.provide(sessionOn(LocalChatModel.layerFrom(engineConfig(model)))),
+        Effect.provide(Tracing.layer({ traceFile: file }).pipe(Layer.provide(NodeHttpClient.layer)))
+      )
+      expect(recorded.some((event) => event._tag === "ToolCallFinished")).toBe(true)
+      const script = Either.getOrThrow(
+        Either.flatMap(TraceReplay.parseTrace(file, readFileSync(file, "utf8")), (records) => TraceReplay.toScript(file, records))
+      )
+      // Through its JSON text, as `easyai replay --to-script` prints it.
+      const decoded = yield* Schema.decodeUnknown(Scripted.Script)(JSON.parse(TraceReplay.encodeScript(script)))
+      const replayed = yield* ask("Pick a color").pipe(Effect.provide(sessionOn(Scripted.layer(decoded.turns))))
+      expect(comparable(replayed)).toEqual(comparable(recorded))
+    }), 120_000)
+
+  it.effect("refuses a file that is not a trace, naming the line", () =>
+    Effect.sync(() => {
+      const bad = TraceReplay.parseTrace("t.jsonl", "\n{\"name\":\"x\"}\n")
+      expect(Either.isLeft(bad) && bad.left.message).toMatch(/^t\.jsonl:2: not a span/)
+      const notJson = TraceReplay.parseTrace("t.jsonl", "{oops")
+      expect(Either.isLeft(notJson) && notJson.left.message).toMatch(/^t\.jsonl:1: not JSON/)
+      const none = TraceReplay.toScript("t.jsonl", [])
+      expect(Either.isLeft(none) && none.left.message).toContain("no ChatModel.stream span")
+    }))
+
+  it.effect("replays a turn that failed as its events and then the failure", () =>
+    Effect.sync(() => {
+      const dir = tempDir()
+      const file = path.join(dir, "t.jsonl")
+      const span = {
+        name: "ChatModel.stream", traceId: "t", spanId: "s", kind: "client", start: 1, end: 2, status: "error",
+        error: "ModelError: Transport: reset", attributes: { "easyai.response.events": "[{\"_tag\":\"TextDelta\",\"text\":\"Hi\"}]" }, events: []
+      }
+      writeFileSync(file, `${JSON.stringify(span)}\n`)
+      const script = Either.getOrThrow(
+        Either.flatMap(TraceReplay.parseTrace(file, readFileSync(file, "utf8")), (records) => TraceReplay.toScript(file, records))
+      )
+      expect(script.turns).toHaveLength(1)
+      expect(script.turns[0]!.map((step) => step._tag)).toEqual(["TextDelta", "Fail"])
+    }))
+})
