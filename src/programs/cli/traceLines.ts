@@ -2,7 +2,7 @@
  * `--verbose`, read from the spans: each finished span that explains a turn
  * becomes a few readable lines on stderr — the rendered prompt and the raw
  * output of a local model, the parse path, the model turn's accounting
- * (`[prompt_eval]`), the calls it made, the approval, the dispatch and the
+ * (`[model]`), the calls it made, the approval, the dispatch and the
  * retries. A span ends synchronously, so its lines are written then.
  *
  * @module
@@ -50,7 +50,7 @@ export const render = (record: SpanRecord): ReadonlyArray<string> => {
       const output = number(a["gen_ai.usage.output_tokens"])
       const made = calls(a["easyai.response.events"])
       return [
-        `[prompt_eval] ${prompt ?? "?"} prompt tokens${cached === undefined ? "" : ` (${cached} cached)`} · ${output ?? "?"} generated · finish ${
+        `[model] ${prompt ?? "?"} prompt tokens${cached === undefined ? "" : ` (${cached} cached)`} · ${output ?? "?"} generated · finish ${
           text(a["gen_ai.response.finish_reasons"])
         } · ${millis(record)}${failed}`,
         ...made.map((call) => `[calls] ${call}`)

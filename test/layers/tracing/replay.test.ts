@@ -19,6 +19,7 @@ import {
 import { readFileSync, writeFileSync } from "node:fs"
 import * as path from "node:path"
 import { engineConfig, testModels } from "../../support/models.js"
+import { runCli } from "../../support/process.js"
 import { tempDir } from "../../support/tempDir.js"
 
 const pick = Tool.make({
@@ -90,4 +91,27 @@ describe("easyai replay", () => {
       expect(script.turns).toHaveLength(1)
       expect(script.turns[0]!.map((step) => step._tag)).toEqual(["TextDelta", "Fail"])
     }))
+
+  it.live("easyai replay --to-script prints the script; a missing file or flag is one line and exit 1", () =>
+    Effect.gen(function*() {
+      const dir = tempDir()
+      const file = path.join(dir, "t.jsonl")
+      const span = {
+        name: "ChatModel.stream", traceId: "t", spanId: "s", kind: "client", start: 1, end: 2, status: "ok",
+        attributes: { "easyai.response.events": "[{\"_tag\":\"TextDelta\",\"text\":\"Hi\"},{\"_tag\":\"Finished\",\"reason\":\"stop\"}]" },
+        events: []
+      }
+      writeFileSync(file, `${JSON.stringify(span)}\n`)
+      const printed = yield* runCli({ cwd: dir }, "replay", file, "--to-script")
+      expect(printed.exitCode, printed.stderr).toBe(0)
+      const script = yield* Schema.decodeUnknown(Scripted.Script)(JSON.parse(printed.stdout))
+      expect(script.turns[0]!.map((step) => step._tag)).toEqual(["TextDelta", "Finished"])
+      const missing = yield* runCli({ cwd: dir }, "replay", path.join(dir, "none.jsonl"), "--to-script")
+      expect(missing.exitCode).toBe(1)
+      expect(missing.stderr).toMatch(/^easyai replay: cannot read .*none\.jsonl/)
+      expect(missing.stderr.split("\n")).toHaveLength(1)
+      const bare = yield* runCli({ cwd: dir }, "replay", file)
+      expect(bare.exitCode).toBe(1)
+      expect(bare.stderr).toContain("--to-script")
+    }), 60_000)
 })
