@@ -5,7 +5,10 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Layer, Schema } from "effect"
 import { type ChatModel, LocalChatModel, ScriptedChatModel as Scripted, Session, SessionStack, type SpanRecord, Tool, Tracing } from "easyai"
+import { writeFileSync } from "node:fs"
+import * as path from "node:path"
 import { engineConfig, testModels } from "../../support/models.js"
+import { tempDir } from "../../support/tempDir.js"
 
 const pick = Tool.make({
   name: "pick",
@@ -103,4 +106,26 @@ describe("the span tree of a tool-calling turn", () => {
       expect(engines[0]!.attributes["easyai.prompt.rendered"]).toContain("Pick a color")
       expect(typeof engines[0]!.attributes["easyai.response.raw"]).toBe("string")
     }).pipe(Effect.provide(sessionOn(LocalChatModel.layerFrom(engineConfig(model))))), 120_000)
+
+  it.live("a sandbox operation is a Sandbox.<method> span under the tool call", () => {
+    const root = tempDir()
+    writeFileSync(path.join(root, "notes.txt"), "hello\n")
+    return Effect.gen(function*() {
+      const { spans } = yield* traced(Effect.flatMap(Session, (s) => s.chat("Read the notes")))
+      const call = only(spans, "ToolRegistry.call").find((span) => span.attributes["gen_ai.tool.name"] === "fs_read")
+      expect(call?.attributes["easyai.tool.is_error"]).toBe(false)
+      const read = only(spans, "Sandbox.readRange")
+      expect(read.length).toBeGreaterThan(0)
+      expect(read[0]!.attributes["easyai.sandbox.path"]).toBe("/notes.txt")
+      const ancestors = new Set<string>()
+      for (let at = read[0]; at?.parentSpanId !== undefined; at = spans.find((span) => span.spanId === at!.parentSpanId)) {
+        ancestors.add(at.parentSpanId)
+      }
+      expect(ancestors.has(call!.spanId)).toBe(true)
+    }).pipe(Effect.provide(SessionStack.layer({
+      model: Scripted.layer([Scripted.toolCall("fs_read", { path: "/notes.txt" }), Scripted.reply("It says hello.")]),
+      host: { root },
+      session: { withDefaultTools: false }
+    })))
+  })
 })
