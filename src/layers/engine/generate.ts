@@ -221,6 +221,8 @@ class TurnSink {
     const { sequence } = generation.slot
     const used = sequence.tokenMeter.diff(this.meterAtStart)
     const generatingMillis = performance.now() - (this.firstTokenAt ?? this.startedAt)
+    const evaluatingMillis = (this.firstTokenAt ?? this.startedAt) - this.startedAt
+    const evaluated = generation.promptTokens - generation.cachedTokens
     this.emit(
       new Usage({
         promptTokens: generation.promptTokens,
@@ -228,7 +230,8 @@ class TurnSink {
         completionTokens: used.usedOutputTokens,
         contextUsed: sequence.nextTokenIndex,
         contextSize: generation.contextSize,
-        ...(generatingMillis > 0 ? { tokensPerSecond: used.usedOutputTokens / (generatingMillis / 1000) } : {})
+        ...(generatingMillis > 0 ? { tokensPerSecond: used.usedOutputTokens / (generatingMillis / 1000) } : {}),
+        ...(evaluatingMillis > 0 && evaluated > 0 ? { promptTokensPerSecond: evaluated / (evaluatingMillis / 1000) } : {})
       })
     )
     this.emit(new Finished({ reason: finishReason(result.metadata.stopReason, calls.length > 0) }))
