@@ -4,12 +4,13 @@
  *
  * @module
  */
-import { Effect, Schema, Stream } from "effect"
+import { Clock, Effect, Schema, Stream } from "effect"
 import type { AgentEvent } from "../../domain/AgentEvent.js"
 import type { ChatModelError, ModelError } from "../../domain/errors.js"
-import { type FinishReason, ModelEvent } from "../../domain/ModelEvent.js"
+import { type FinishReason, ModelEvent, type Usage } from "../../domain/ModelEvent.js"
 import type { ToolCall } from "../../domain/ToolCall.js"
 import type { ChatRequest, ModelInfo, Service as ChatModelService } from "../../services/ChatModel.js"
+import { recordModelTurn } from "./modelMetrics.js"
 
 /** What a finished model turn produced. */
 export interface TurnSummary {
@@ -84,8 +85,16 @@ const requestAttributes = (info: ModelInfo, request: ChatRequest): Record<string
  * event in order (`easyai.response.events`, the `ModelEvent`s as JSON), from
  * which `easyai replay` rebuilds a scripted turn.
  */
+const lastUsage = (events: ReadonlyArray<ModelEvent>): Usage | undefined => {
+  for (let at = events.length - 1; at >= 0; at--) {
+    const event = events[at]
+    if (event?._tag === "Usage") return event
+  }
+  return undefined
+}
+
 const responseAttributes = (turn: TurnSummary, events: ReadonlyArray<ModelEvent>): Record<string, unknown> => {
-  const usage = [...events].reverse().find((event) => event._tag === "Usage")
+  const usage = lastUsage(events)
   return {
     "gen_ai.response.finish_reasons": [turn.cut === undefined ? turn.finishReason : "error"],
     "easyai.response.tool_calls": turn.toolCalls.length,
@@ -112,11 +121,17 @@ export const runModelTurn = (
   request: ChatRequest,
   emit: (event: AgentEvent) => Effect.Effect<void>
 ): Effect.Effect<TurnSummary, ChatModelError> =>
-  Effect.suspend(() => {
+  Effect.flatMap(Clock.currentTimeMillis, (startedAt) => {
     // This turn's own fold, and whether anything arrived, read when the stream breaks.
     let sofar = empty
     let started = false
     const events: Array<ModelEvent> = []
+    const finished = Effect.suspend(() =>
+      Effect.zipRight(
+        Effect.annotateCurrentSpan(responseAttributes(sofar, events)),
+        Effect.flatMap(Clock.currentTimeMillis, (now) => recordModelTurn(info, (now - startedAt) / 1000, lastUsage(events)))
+      )
+    )
     return Stream.runForEach(model.stream(request), (event) => {
       started = true
       events.push(event)
@@ -126,6 +141,6 @@ export const runModelTurn = (
     }).pipe(
       Effect.map(() => sofar),
       Effect.catchIf((error) => cutBeforeAnswer(sofar, started, error), (error) => Effect.succeed({ ...sofar, cut: error })),
-      Effect.ensuring(Effect.suspend(() => Effect.annotateCurrentSpan(responseAttributes(sofar, events))))
+      Effect.ensuring(finished)
     )
   }).pipe(Effect.withSpan("ChatModel.stream", { kind: "client", attributes: requestAttributes(info, request) }))

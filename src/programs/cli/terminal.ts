@@ -67,9 +67,13 @@ export const progressLabel = (progress: PromptProgress, contextSize: number | un
   return parts.join(" · ")
 }
 
-/** The log line a model turn's usage becomes: `[prompt_eval] 812 tok (640 cached) · 42 generated · ctx 21% (860/4096) · 38.5 tk/s`. */
+/**
+ * The log line a model turn's usage becomes:
+ * `[prompt_eval] 812 tok (640 cached) · 950.0 tk/s eval · 42 generated · ctx 21% (860/4096) · 38.5 tk/s`.
+ */
 export const usageLogLine = (usage: Usage): string => {
   const parts = [`[prompt_eval] ${usage.promptTokens} tok${usage.cachedTokens === undefined ? "" : ` (${usage.cachedTokens} cached)`}`]
+  if (usage.promptTokensPerSecond !== undefined) parts.push(`${usage.promptTokensPerSecond.toFixed(1)} tk/s eval`)
   parts.push(`${usage.completionTokens} generated`)
   if (usage.contextUsed !== undefined && usage.contextSize !== undefined && usage.contextSize > 0) {
     parts.push(`ctx ${percent(usage.contextUsed, usage.contextSize)} (${usage.contextUsed}/${usage.contextSize})`)

@@ -59,7 +59,7 @@ describe("OTLP/HTTP export", () => {
       const { bodies, server } = yield* receiver
       yield* Effect.flatMap(Session, (s) => s.chat("Pick a color")).pipe(
         Effect.provide(SessionStack.layer({
-          model: Scripted.layer([Scripted.toolCall("pick", { color: "red" }), Scripted.reply("Red.")]),
+          model: Scripted.layer([[...Scripted.toolCall("pick", { color: "red" }), Scripted.usage(20, 4)], Scripted.reply("Red.")]),
           session: { withDefaultTools: false, tools: [pick] }
         })),
         Effect.provide(Tracing.layer({ otlp: server.base }).pipe(Layer.provide(NodeHttpClient.layer)))
@@ -72,6 +72,9 @@ describe("OTLP/HTTP export", () => {
       const call = spans.find((span) => span.name === "ToolRegistry.call")
       expect(attribute(call, "gen_ai.tool.name")).toEqual({ stringValue: "pick" })
       expect(attribute(call, "gen_ai.operation.name")).toEqual({ stringValue: "execute_tool" })
+      const metrics = bodies.filter((entry) => entry.path === "/v1/metrics").map((entry) => entry.body).join("\n")
+      expect(metrics).toContain("gen_ai.client.token.usage")
+      expect(metrics).toContain("gen_ai.client.operation.duration")
     }).pipe(Effect.scoped))
 
   const model = testModels.find((candidate) => candidate.name === "stories260K.gguf") ?? testModels[0]!
