@@ -5,13 +5,14 @@
  */
 import { NodeHttpClient } from "@effect/platform-node"
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Layer, Schema } from "effect"
-import { ScriptedChatModel as Scripted, Session, SessionStack, Tool, Tracing } from "easyai"
+import { Effect, Layer } from "effect"
+import { ScriptedChatModel as Scripted, Session, SessionStack, Tracing } from "easyai"
 import { isObject, parseJson } from "../../../src/domain/json.js"
 import { loopbackServer } from "../../support/loopbackServer.js"
 import { engineConfig, testModels } from "../../support/models.js"
 import { runCli } from "../../support/process.js"
 import { tempDir } from "../../support/tempDir.js"
+import { pick } from "../../support/traced.js"
 
 /** A collector on 127.0.0.1 that keeps the body of every POST, by path. */
 const receiver = Effect.suspend(() => {
@@ -45,13 +46,6 @@ const exportedSpans = (bodies: ReadonlyArray<{ readonly path: string; readonly b
   })
 
 const attribute = (span: ExportedSpan | undefined, key: string) => span?.attributes.find((entry) => entry.key === key)?.value
-
-const pick = Tool.make({
-  name: "pick",
-  description: "Pick a color.",
-  parameters: Schema.Struct({ color: Schema.Literal("red", "green", "blue") }),
-  handler: ({ color }) => Effect.succeed(color)
-})
 
 describe("OTLP/HTTP export", () => {
   it.live("a loopback receiver gets the spans of a tool-calling turn", () =>

@@ -5,35 +5,13 @@
 import { NodeHttpClient } from "@effect/platform-node"
 import { describe, expect, it } from "@effect/vitest"
 import { Chunk, Effect, Either, Layer, Schema, Stream } from "effect"
-import {
-  type AgentEvent,
-  type ChatModel,
-  LocalChatModel,
-  ScriptedChatModel as Scripted,
-  Session,
-  SessionStack,
-  Tool,
-  TraceReplay,
-  Tracing
-} from "easyai"
+import { type AgentEvent, LocalChatModel, ScriptedChatModel as Scripted, Session, TraceReplay, Tracing } from "easyai"
 import { readFileSync, writeFileSync } from "node:fs"
 import * as path from "node:path"
 import { engineConfig, testModels } from "../../support/models.js"
 import { runCli } from "../../support/process.js"
 import { tempDir } from "../../support/tempDir.js"
-
-const pick = Tool.make({
-  name: "pick",
-  description: "Pick a color.",
-  parameters: Schema.Struct({ color: Schema.Literal("red", "green", "blue") }),
-  handler: ({ color }) => Effect.succeed(color)
-})
-
-const sessionOn = (model: Layer.Layer<ChatModel, unknown>) =>
-  SessionStack.layer({
-    model,
-    session: { system: "You are a storyteller.", withDefaultTools: false, tools: [pick], preamble: { injectDateTime: false } }
-  })
+import { pickSession } from "../../support/traced.js"
 
 const ask = (text: string) =>
   Effect.flatMap(Session, (s) =>
@@ -53,7 +31,7 @@ describe("easyai replay", () => {
     Effect.gen(function*() {
       const file = path.join(tempDir(), "turn.jsonl")
       const recorded = yield* ask("Pick a color").pipe(
-        Effect.provide(sessionOn(LocalChatModel.layerFrom(engineConfig(model)))),
+        Effect.provide(pickSession(LocalChatModel.layerFrom(engineConfig(model)))),
         Effect.provide(Tracing.layer({ traceFile: file }).pipe(Layer.provide(NodeHttpClient.layer)))
       )
       expect(recorded.some((event) => event._tag === "ToolCallFinished")).toBe(true)
@@ -62,7 +40,7 @@ describe("easyai replay", () => {
       )
       // Through its JSON text, as `easyai replay --to-script` prints it.
       const decoded = yield* Schema.decodeUnknown(Scripted.Script)(JSON.parse(TraceReplay.encodeScript(script)))
-      const replayed = yield* ask("Pick a color").pipe(Effect.provide(sessionOn(Scripted.layer(decoded.turns))))
+      const replayed = yield* ask("Pick a color").pipe(Effect.provide(pickSession(Scripted.layer(decoded.turns))))
       expect(comparable(replayed)).toEqual(comparable(recorded))
     }), 120_000)
 

@@ -3,32 +3,13 @@
  * real engine: names, parents and the attributes that explain the turn.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Layer, Schema } from "effect"
-import { type ChatModel, LocalChatModel, ScriptedChatModel as Scripted, Session, SessionStack, type SpanRecord, Tool, Tracing } from "easyai"
+import { Effect } from "effect"
+import { LocalChatModel, ScriptedChatModel as Scripted, Session, SessionStack, type SpanRecord } from "easyai"
 import { writeFileSync } from "node:fs"
 import * as path from "node:path"
 import { engineConfig, testModels } from "../../support/models.js"
 import { tempDir } from "../../support/tempDir.js"
-
-const pick = Tool.make({
-  name: "pick",
-  description: "Pick a color.",
-  parameters: Schema.Struct({ color: Schema.Literal("red", "green", "blue") }),
-  handler: ({ color }) => Effect.succeed(color)
-})
-
-const sessionOn = (model: Layer.Layer<ChatModel, unknown>) =>
-  SessionStack.layer({
-    model,
-    session: { system: "You are a storyteller.", withDefaultTools: false, tools: [pick], preamble: { injectDateTime: false } }
-  })
-
-/** Runs `effect` with every finished span collected, and returns both. */
-const traced = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
-  Effect.suspend(() => {
-    const spans: Array<SpanRecord.SpanRecord> = []
-    return effect.pipe(Effect.provide(Tracing.recordingLayer([(span) => spans.push(span)])), Effect.map((value) => ({ value, spans })))
-  })
+import { pickSession, traced } from "../../support/traced.js"
 
 const only = (spans: ReadonlyArray<SpanRecord.SpanRecord>, name: string) => spans.filter((span) => span.name === name)
 const one = (spans: ReadonlyArray<SpanRecord.SpanRecord>, name: string) => {
@@ -85,7 +66,7 @@ describe("the span tree of a tool-calling turn", () => {
       expect(call.attributes["easyai.tool.result"]).toBe("red")
       const second = only(spans, "ChatModel.stream").sort((a, b) => a.start - b.start)[1]!
       expect(second.attributes["gen_ai.response.finish_reasons"]).toEqual(["stop"])
-    }).pipe(Effect.provide(sessionOn(Scripted.layer([
+    }).pipe(Effect.provide(pickSession(Scripted.layer([
       [Scripted.call("pick", { color: "red" }), Scripted.usage(12, 3)],
       Scripted.reply("You picked red.")
     ])))))
@@ -105,7 +86,7 @@ describe("the span tree of a tool-calling turn", () => {
       expect(engines[0]!.attributes["easyai.parse_path"]).toBe("grammar")
       expect(engines[0]!.attributes["easyai.prompt.rendered"]).toContain("Pick a color")
       expect(typeof engines[0]!.attributes["easyai.response.raw"]).toBe("string")
-    }).pipe(Effect.provide(sessionOn(LocalChatModel.layerFrom(engineConfig(model))))), 120_000)
+    }).pipe(Effect.provide(pickSession(LocalChatModel.layerFrom(engineConfig(model))))), 120_000)
 
   it.live("a sandbox operation is a Sandbox.<method> span under the tool call", () => {
     const root = tempDir()
