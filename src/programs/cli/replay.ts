@@ -5,16 +5,14 @@
  *
  * @module
  */
-import { Args, Command, Options } from "@effect/cli"
 import { Console, Effect, Either } from "effect"
 import { readFile } from "node:fs/promises"
 import { ConfigurationError } from "../../domain/errors.js"
 import { encodeScript, parseTrace, toScript } from "../../layers/tracing/replay.js"
 import { reportFailure } from "./failure.js"
 
-const description = "Print the model turns a --trace-file recorded as a ScriptedChatModel script (JSON), with --to-script."
-
-const replay = (file: string, asScript: boolean) =>
+/** Prints the script of the trace in `file`; `asScript` is `--to-script`, without which there is nothing to do. */
+export const replay = (file: string, asScript: boolean) =>
   Effect.gen(function*() {
     if (!asScript) return yield* new ConfigurationError({ message: "say what to make of the trace: --to-script prints it as a script" })
     const text = yield* Effect.tryPromise({
@@ -24,16 +22,3 @@ const replay = (file: string, asScript: boolean) =>
     const script = yield* Either.flatMap(parseTrace(file, text), (records) => toScript(file, records))
     yield* Console.log(encodeScript(script))
   }).pipe(reportFailure("easyai replay"))
-
-/** The `replay` command. */
-export const replayCommand = Command.make(
-  "replay",
-  {
-    file: Args.text({ name: "FILE.jsonl" }),
-    toScript: Options.boolean("to-script").pipe(Options.withDescription("Print the recorded model turns as a ScriptedChatModel script (JSON)."))
-  },
-  ({ file, toScript: asScript }) => replay(file, asScript)
-).pipe(Command.withDescription(description))
-
-/** The one-line description, for `easyai --help`. */
-export const replayDescription = description
