@@ -136,12 +136,18 @@ export const configProgram = (settings: SettingsProgram) =>
 /** The `replay` command's one-line description. */
 export const replayDescription = "Print the model turns a --trace-file recorded as a ScriptedChatModel script (JSON), with --to-script."
 
+/** What `easyai replay --help` lists. */
+export const replayFlags = [
+  { name: "FILE.jsonl", description: "A trace written with --trace-file." },
+  { name: "--to-script", description: "Print the recorded model turns as a ScriptedChatModel script (JSON)." }
+] as const
+
 /** `easyai replay FILE.jsonl --to-script`: it reads no settings, so it stands beside the subcommands, as `config` does. */
 export const replayCommand = Command.make(
   "replay",
   {
-    file: Args.text({ name: "FILE.jsonl" }),
-    toScript: Options.boolean("to-script").pipe(Options.withDescription("Print the recorded model turns as a ScriptedChatModel script (JSON)."))
+    file: Args.text({ name: "FILE.jsonl" }).pipe(Args.withDescription(replayFlags[0].description)),
+    toScript: Options.boolean("to-script").pipe(Options.withDescription(replayFlags[1].description))
   },
   ({ file, toScript }) => lazily(() => import("./replay.js"), (m) => m.replay(file, toScript))
 ).pipe(Command.withDescription(replayDescription))

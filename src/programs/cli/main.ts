@@ -13,7 +13,7 @@ import { PresetName } from "../../domain/Sampling.js"
 import { stderrLogger } from "./logging.js"
 import { version } from "../version.js"
 import { builtInFlags, chooseCommand } from "./commandLine.js"
-import { configProgram, replayCommand, replayDescription, root, subcommands } from "./commands.js"
+import { configProgram, replayCommand, replayDescription, replayFlags, root, subcommands } from "./commands.js"
 import { reportFailure, usageExitCode } from "./failure.js"
 import { colourFor, renderHelp } from "./settings/help.js"
 import { longSingleDashAliases } from "./settings/options.js"
@@ -107,7 +107,11 @@ const help = () => {
 const run = args[0] === "config"
   ? runConfig(args.slice(1))
   : args[0] === "replay"
-  ? alone(replayCommand)(argv)
+  ? (wantsHelp(args)
+    ? printHelp(
+      [`easyai replay — ${replayDescription}`, "Usage: easyai replay FILE.jsonl --to-script", "", ...replayFlags.map((flag) => `  ${flag.name.padEnd(12)}  ${flag.description}`)].join("\n")
+    )
+    : alone(replayCommand)(argv))
   : wantsHelp(args) && !args.includes("--completions")
   ? help()
   : chooseCommand(args, root, subcommands, builtInFlags(root.command.descriptor)).pipe(

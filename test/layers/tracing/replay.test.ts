@@ -70,7 +70,7 @@ describe("easyai replay", () => {
       expect(script.turns[0]!.map((step) => step._tag)).toEqual(["TextDelta", "Fail"])
     }))
 
-  it.live("easyai replay --to-script prints the script; a missing file or flag is one line and exit 1", () =>
+  it.live("easyai replay --to-script prints the script, --help says so; a missing file or flag is one line and exit 1", () =>
     Effect.gen(function*() {
       const dir = tempDir()
       const file = path.join(dir, "t.jsonl")
@@ -88,6 +88,10 @@ describe("easyai replay", () => {
       expect(missing.exitCode).toBe(1)
       expect(missing.stderr).toMatch(/^easyai replay: cannot read .*none\.jsonl/)
       expect(missing.stderr.split("\n")).toHaveLength(1)
+      const help = yield* runCli({ cwd: dir }, "replay", "--help")
+      expect(help.exitCode).toBe(0)
+      expect(help.stdout).toContain("Usage: easyai replay FILE.jsonl --to-script")
+      expect(help.stdout).toContain("--to-script")
       const bare = yield* runCli({ cwd: dir }, "replay", file)
       expect(bare.exitCode).toBe(1)
       expect(bare.stderr).toContain("--to-script")
