@@ -33,7 +33,7 @@ const hopResetText: Record<HopReset["reason"], string> = {
 export interface RenderOptions {
   /** Hide reasoning, including `<think>` blocks inline in the answer. */
   readonly noReasoning: boolean
-  /** End each turn with the summary line (context fill, tokens, speed). */
+  /** End each turn, and each tool hop that generated, with the summary line (context fill, tokens, speed). */
   readonly summary?: boolean
   /** Show prompt-evaluation progress in the spinner (default true); else a plain "thinking". */
   readonly promptProgress?: boolean
@@ -92,6 +92,8 @@ export class TurnRenderer {
   private lineOpen = false
   private contextSize: number | undefined
   private usage: Usage | undefined
+  /** The last model turn's usage is not summarized on screen yet. */
+  private unsummarized = false
 
   constructor(private readonly options: RenderOptions) {
     this.spinner = options.spinner ?? new Spinner()
@@ -137,6 +139,14 @@ export class TurnRenderer {
     return write(process.stderr, `${lead}${text}\n`)
   }
 
+  /** The summary line of a model turn that generated something, once, between hops. */
+  private hopSummary() {
+    const usage = this.usage
+    if (this.options.summary !== true || !this.unsummarized || usage === undefined) return Effect.void
+    this.unsummarized = false
+    return (usage.tokensPerSecond ?? 0) < 0.1 ? Effect.void : this.block(dim(summaryLine(usage)))
+  }
+
   private answer(text: string) {
     const visible = this.options.noReasoning ? this.filter.push(text) : text
     if (visible !== "") this.answerOpen = !visible.endsWith("\n")
@@ -162,7 +172,8 @@ export class TurnRenderer {
       case "PromptProgress":
         return this.options.promptProgress === false ? Effect.void : Effect.sync(() => this.spin(progressLabel(event, this.contextSize)))
       case "ToolCallStarted":
-        return Effect.sync(() => this.spin(`running ${displayToolName(event.call.name)}`))
+        // The model turn is over and its calls begin: the summary of that hop, as at the end of a turn.
+        return Effect.zipRight(this.hopSummary(), Effect.sync(() => this.spin(`running ${displayToolName(event.call.name)}`)))
       case "ToolCallFinished": {
         const mark = event.result.isError ? "✗" : "✓"
         const detail = event.result.isError ? `: ${event.result.content.split("\n")[0]?.slice(0, 120) ?? ""}` : ""
@@ -170,6 +181,7 @@ export class TurnRenderer {
       }
       case "Usage":
         this.usage = event
+        this.unsummarized = true
         if (event.contextSize !== undefined) this.contextSize = event.contextSize
         return Effect.logDebug(usageLogLine(event))
       case "HopReset":
@@ -183,7 +195,10 @@ export class TurnRenderer {
         const close = this.answerOpen ? "\n" : ""
         this.answerOpen = false
         const warning = event.stopReason === "HopLimitReached" ? this.block(dim(`(stopped after ${event.hops} tool hops)`)) : Effect.void
-        const summary = this.options.summary === true && this.usage !== undefined ? this.block(dim(summaryLine(this.usage))) : Effect.void
+        const summary = this.options.summary === true && this.usage !== undefined && this.unsummarized
+          ? this.block(dim(summaryLine(this.usage)))
+          : Effect.void
+        this.unsummarized = false
         return Effect.all([this.stream(process.stdout, `${rest}${close}`), warning, summary], { discard: true })
       }
       default:
