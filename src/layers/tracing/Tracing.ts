@@ -114,8 +114,11 @@ export interface Options {
  */
 export const layer = (options: Options): Layer.Layer<never, ConfigurationError, HttpClient.HttpClient> =>
   Layer.unwrapScoped(Effect.gen(function*() {
-    const sinks: Array<SpanSink> = [...(options.sinks ?? [])]
-    if (options.traceFile !== undefined) sinks.push(yield* fileSink(options.traceFile))
+    // The file first: a span is on disk before any other sink has shown it.
+    const sinks: Array<SpanSink> = [
+      ...(options.traceFile === undefined ? [] : [yield* fileSink(options.traceFile)]),
+      ...(options.sinks ?? [])
+    ]
     const resource = {
       serviceName: options.serviceName ?? "easyai",
       ...(options.serviceVersion === undefined ? {} : { serviceVersion: options.serviceVersion })
