@@ -46,7 +46,14 @@ class RecordingSpan implements Tracer.Span {
   end(endTime: bigint, exit: Exit.Exit<unknown, unknown>): void {
     this.inner.end(endTime, exit)
     const record = toRecord(this, this.startTime, endTime, exit, this.events)
-    for (const sink of this.sinks) sink(record)
+    for (const sink of this.sinks) {
+      // Tracing never breaks the work it traces: a sink that throws (a full disk) loses its record, nothing more.
+      try {
+        sink(record)
+      } catch {
+        continue
+      }
+    }
   }
 
   attribute(key: string, value: unknown): void {

@@ -70,7 +70,7 @@ describe("easyai replay", () => {
       expect(script.turns[0]!.map((step) => step._tag)).toEqual(["TextDelta", "Fail"])
     }))
 
-  it.live("easyai replay --to-script prints the script, --help says so; a missing file or flag is one line and exit 1", () =>
+  it.live("easyai replay --to-script prints the script, --help says so; a missing file or flag, or a trace file that cannot be opened, is one line and exit 1", () =>
     Effect.gen(function*() {
       const dir = tempDir()
       const file = path.join(dir, "t.jsonl")
@@ -92,6 +92,9 @@ describe("easyai replay", () => {
       expect(help.exitCode).toBe(0)
       expect(help.stdout).toContain("Usage: easyai replay FILE.jsonl --to-script")
       expect(help.stdout).toContain("--to-script")
+      const unopenable = yield* runCli({ cwd: dir }, "-p", "x", "--url", "http://127.0.0.1:9", "--trace-file", path.join(dir, "none", "t.jsonl"))
+      expect(unopenable.exitCode).toBe(1)
+      expect(unopenable.stderr).toMatch(/^easyai: cannot open the trace file .*t\.jsonl: ENOENT/)
       const bare = yield* runCli({ cwd: dir }, "replay", file)
       expect(bare.exitCode).toBe(1)
       expect(bare.stderr).toContain("--to-script")
