@@ -34,7 +34,9 @@ export class Usage extends Schema.TaggedClass<Usage>()("Usage", {
   completionTokens: Schema.Number,
   contextUsed: Schema.optional(Schema.Number),
   contextSize: Schema.optional(Schema.Number),
-  tokensPerSecond: Schema.optional(Schema.Number)
+  tokensPerSecond: Schema.optional(Schema.Number),
+  /** Prompt tokens evaluated per second (the ones not already cached). */
+  promptTokensPerSecond: Schema.optional(Schema.Number)
 }) {}
 
 /** Why a model turn ended. */

@@ -32,7 +32,7 @@ const counted = (metrics: ServerMetrics) => (event: AgentEvent): Effect.Effect<v
   event._tag === "ToolCallFinished"
     ? metrics.toolCall
     : event._tag === "Usage"
-    ? metrics.generation({ promptTokens: event.promptTokens, completionTokens: event.completionTokens, tokensPerSecond: event.tokensPerSecond })
+    ? metrics.generation(event)
     : Effect.void
 
 /**

@@ -15,13 +15,19 @@ interface Counters {
   readonly promptTokens: number
   readonly completionTokens: number
   readonly tokensPerSecond: number
+  readonly promptTokensPerSecond: number
+  readonly kvCacheUsage: number
 }
 
 /** What a finished generation adds to the counters. */
 export interface GenerationTotals {
   readonly promptTokens: number
   readonly completionTokens: number
-  readonly tokensPerSecond: number | undefined
+  readonly tokensPerSecond?: number | undefined
+  readonly promptTokensPerSecond?: number | undefined
+  /** The context fill after the generation, for the KV-cache use ratio. */
+  readonly contextUsed?: number | undefined
+  readonly contextSize?: number | undefined
 }
 
 /** The server's counters. */
@@ -43,7 +49,7 @@ const metric = (name: string, type: "counter" | "gauge", help: string, value: nu
 
 /** Fresh counters, all zero. */
 export const make: Effect.Effect<ServerMetrics> = Effect.map(
-  Ref.make<Counters>({ requests: 0, errors: 0, toolCalls: 0, promptTokens: 0, completionTokens: 0, tokensPerSecond: 0 }),
+  Ref.make<Counters>({ requests: 0, errors: 0, toolCalls: 0, promptTokens: 0, completionTokens: 0, tokensPerSecond: 0, promptTokensPerSecond: 0, kvCacheUsage: 0 }),
   (counters) => ({
     request: (status) =>
       Ref.update(counters, (c) => ({ ...c, requests: c.requests + 1, errors: c.errors + (status >= 400 ? 1 : 0) })),
@@ -54,7 +60,11 @@ export const make: Effect.Effect<ServerMetrics> = Effect.map(
         ...c,
         promptTokens: c.promptTokens + totals.promptTokens,
         completionTokens: c.completionTokens + totals.completionTokens,
-        tokensPerSecond: totals.tokensPerSecond ?? c.tokensPerSecond
+        tokensPerSecond: totals.tokensPerSecond ?? c.tokensPerSecond,
+        promptTokensPerSecond: totals.promptTokensPerSecond ?? c.promptTokensPerSecond,
+        kvCacheUsage: totals.contextUsed !== undefined && totals.contextSize !== undefined && totals.contextSize > 0
+          ? totals.contextUsed / totals.contextSize
+          : c.kvCacheUsage
       })),
     render: (load) =>
       Effect.map(Ref.get(counters), (c) =>
@@ -66,7 +76,15 @@ export const make: Effect.Effect<ServerMetrics> = Effect.map(
           metric("easyai_completion_tokens_total", "counter", "Tokens generated.", c.completionTokens),
           metric("easyai_requests_active", "gauge", "Generations running now.", load.active),
           metric("easyai_requests_queued", "gauge", "Generations waiting for a slot.", load.queued),
-          metric("easyai_tokens_per_second", "gauge", "Generation speed of the last finished request.", c.tokensPerSecond)
+          metric("easyai_tokens_per_second", "gauge", "Generation speed of the last finished request.", c.tokensPerSecond),
+          // The series dashboards graph for llama-server, under its own names.
+          metric("llamacpp:prompt_tokens_total", "counter", "Prompt tokens evaluated.", c.promptTokens),
+          metric("llamacpp:tokens_predicted_total", "counter", "Tokens generated.", c.completionTokens),
+          metric("llamacpp:prompt_tokens_seconds", "gauge", "Prompt evaluation speed of the last request, in tokens per second.", c.promptTokensPerSecond),
+          metric("llamacpp:predicted_tokens_seconds", "gauge", "Generation speed of the last request, in tokens per second.", c.tokensPerSecond),
+          metric("llamacpp:kv_cache_usage_ratio", "gauge", "Share of the context the last request's sequence filled (1 = full).", c.kvCacheUsage),
+          metric("llamacpp:requests_processing", "gauge", "Requests generating now.", load.active),
+          metric("llamacpp:requests_deferred", "gauge", "Requests waiting for a slot.", load.queued)
         ].join(""))
   })
 )

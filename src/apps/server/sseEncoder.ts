@@ -8,6 +8,7 @@
  * | `easyai.tool_call` | a server-side tool is about to run | `{id, name, arguments}` |
  * | `easyai.tool_result` | it finished | `{id, name, content, is_error, duration_ms}` |
  * | `easyai.hop_reset` | the text since the last tool hop was discarded and is produced again | `{reason, attempt}` |
+ * | `easyai.prompt_eval` | a model pass (one per tool hop) finished | `{prompt_n, cache_n, predicted_n, prompt_per_second?, predicted_per_second?, n_ctx_used?, n_ctx?}` |
  *
  * Each easyai event is a named SSE event whose data is also a harmless
  * chunk (`object` names the event, `choices` is empty), so a client that
@@ -102,6 +103,17 @@ export class SseEncoder {
       case "HopReset":
         return this.easyai("easyai.hop_reset", { hop_reset: { reason: event.reason, attempt: event.attempt } })
       case "Usage":
+        return this.easyai("easyai.prompt_eval", {
+          prompt_eval: {
+            prompt_n: event.promptTokens - (event.cachedTokens ?? 0),
+            cache_n: event.cachedTokens ?? 0,
+            predicted_n: event.completionTokens,
+            ...(event.promptTokensPerSecond === undefined ? {} : { prompt_per_second: event.promptTokensPerSecond }),
+            ...(event.tokensPerSecond === undefined ? {} : { predicted_per_second: event.tokensPerSecond }),
+            ...(event.contextUsed === undefined ? {} : { n_ctx_used: event.contextUsed }),
+            ...(event.contextSize === undefined ? {} : { n_ctx: event.contextSize })
+          }
+        })
       case "Finished":
       case "MessagesAppended":
       case "TurnComplete":

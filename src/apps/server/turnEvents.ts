@@ -47,6 +47,7 @@ export class TurnTally {
   contextUsed: number | undefined
   contextSize: number | undefined
   tokensPerSecond: number | undefined
+  promptTokensPerSecond: number | undefined
   finishReason: FinishReason | undefined
   sawUsage = false
 
@@ -75,6 +76,7 @@ export class TurnTally {
     if (usage.contextUsed !== undefined) this.contextUsed = usage.contextUsed
     if (usage.contextSize !== undefined) this.contextSize = usage.contextSize
     if (usage.tokensPerSecond !== undefined) this.tokensPerSecond = usage.tokensPerSecond
+    if (usage.promptTokensPerSecond !== undefined) this.promptTokensPerSecond = usage.promptTokensPerSecond
   }
 
   /** OpenAI's `usage` object. */

@@ -167,7 +167,10 @@ export const record = (metrics: ServerMetrics, tally: TurnTally) =>
     ? metrics.generation({
       promptTokens: tally.promptTokens,
       completionTokens: tally.completionTokens,
-      tokensPerSecond: tally.tokensPerSecond
+      tokensPerSecond: tally.tokensPerSecond,
+      promptTokensPerSecond: tally.promptTokensPerSecond,
+      contextUsed: tally.contextUsed,
+      contextSize: tally.contextSize
     })
     : Effect.void
 

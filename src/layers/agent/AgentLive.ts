@@ -65,6 +65,7 @@ const make = Effect.gen(function*() {
     const loop = (input: RunInput, emit: (event: AgentEvent) => Effect.Effect<void>) =>
       Effect.gen(function*() {
         const maxHops = yield* hopBudget(input)
+        const info = yield* model.info
         const conversation: Array<ChatMessage> = [...input.messages]
         let correction: ReadonlyArray<ChatMessage> = []
         let hops = 0
@@ -83,6 +84,13 @@ const make = Effect.gen(function*() {
             })
           )
 
+        /** The turn streamed so far is dropped and asked again: a `HopReset`, and an event on the hop's span. */
+        const retry = (reason: HopReset["reason"], attempt: number) =>
+          Effect.zipRight(
+            Effect.annotateCurrentSpan({ "easyai.retry.reason": reason, "easyai.retry.attempt": attempt }),
+            emit(new HopReset({ reason, attempt }))
+          )
+
         const answer = (turn: TurnSummary, text: string) =>
           Effect.gen(function*() {
             const message = new AssistantMessage({
@@ -93,9 +101,10 @@ const make = Effect.gen(function*() {
             yield* finish(text, turn.reasoning, turn.finishReason === "length" ? "Length" : "Stop")
           })
 
-        while (true) {
+        /** One hop: a model turn, then its tool calls, or a retry, or the answer. The `Agent.hop` span. */
+        const hop = Effect.gen(function*() {
           const tools = yield* registry.specs
-          const turn = yield* runModelTurn(model, {
+          const turn = yield* runModelTurn(model, info, {
             messages: [...conversation, ...correction],
             tools,
             toolChoice: hops === 0 && input.toolChoice !== undefined ? input.toolChoice : "auto",
@@ -109,31 +118,36 @@ const make = Effect.gen(function*() {
             if (incompleteRetries >= maxIncompleteRetries) return yield* Effect.fail(turn.cut)
             incompleteRetries++
             yield* Effect.logWarning(`the model's stream broke before an answer (${turn.cut.message}); asking again`)
-            yield* emit(new HopReset({ reason: "Incomplete", attempt: incompleteRetries }))
-            continue
+            yield* retry("Incomplete", incompleteRetries)
+            return "again"
           }
 
-          switch (classify(turn, tools.length > 0)) {
+          const outcome = classify(turn, tools.length > 0)
+          yield* Effect.annotateCurrentSpan("easyai.hop.outcome", outcome)
+          switch (outcome) {
             case "ThoughtOnly": {
               if (thoughtRetries < maxThoughtRetries) {
                 thoughtRetries++
-                yield* emit(new HopReset({ reason: "ThoughtOnly", attempt: thoughtRetries }))
-                continue
+                yield* retry("ThoughtOnly", thoughtRetries)
+                return "again"
               }
               yield* emit(new TextDelta({ text: turn.reasoning }))
-              return yield* answer(turn, turn.reasoning)
+              yield* answer(turn, turn.reasoning)
+              return "done"
             }
             case "AnnounceOnly": {
               if (announceRetries < maxAnnounceRetries) {
                 announceRetries++
                 correction = [new UserMessage({ content: announceCorrection })]
-                yield* emit(new HopReset({ reason: "AnnounceOnly", attempt: announceRetries }))
-                continue
+                yield* retry("AnnounceOnly", announceRetries)
+                return "again"
               }
-              return yield* answer(turn, turn.text)
+              yield* answer(turn, turn.text)
+              return "done"
             }
             case "Answer":
-              return yield* answer(turn, turn.text)
+              yield* answer(turn, turn.text)
+              return "done"
             case "ToolCalls": {
               const assistant = new AssistantMessage({
                 content: turn.text,
@@ -147,9 +161,18 @@ const make = Effect.gen(function*() {
               correction = []
               thoughtRetries = 0
               if (turn.text.trim() !== "") partial = turn.text
-              if (hops >= maxHops) return yield* finish(partial, "", "HopLimitReached")
+              if (hops >= maxHops) {
+                yield* finish(partial, "", "HopLimitReached")
+                return "done"
+              }
+              return "again"
             }
           }
+        })
+
+        let next: "again" | "done" = "again"
+        while (next === "again") {
+          next = yield* hop.pipe(Effect.withSpan("Agent.hop", { attributes: { "easyai.hop": hops } }))
         }
       })
 
@@ -162,7 +185,7 @@ const make = Effect.gen(function*() {
           Effect.forkScoped
         )
         return Stream.fromQueue(queue).pipe(Stream.flattenTake)
-      })).pipe(Stream.withSpan("Agent.run"))
+      })).pipe(Stream.withSpan("Agent.run", { attributes: { "gen_ai.operation.name": "invoke_agent" } }))
 
     return { run }
   }

@@ -20,7 +20,10 @@ const runOne = (
   Effect.gen(function*() {
     yield* emit(new ToolCallStarted({ call }))
     const startedAt = yield* Clock.currentTimeMillis
-    const decision = yield* approval.check(call)
+    const decision = yield* approval.check(call).pipe(
+      Effect.tap((decision) => Effect.annotateCurrentSpan("easyai.approval.decision", decision._tag)),
+      Effect.withSpan("Approval.check", { attributes: { "gen_ai.tool.name": call.name, "gen_ai.tool.call.id": call.id } })
+    )
     const result = yield* Decision.$match(decision, {
       Approved: () => registry.call(call),
       Denied: ({ reason }) => Effect.succeed(ToolResult.error(`${call.name} was not run: ${reason}`))

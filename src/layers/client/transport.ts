@@ -113,9 +113,12 @@ export const makeTransport = (
   const send = (request: HttpClientRequest.HttpClientRequest): Effect.Effect<Sent, SendFailure, Scope.Scope> =>
     Effect.suspend(() => {
       let attempts = 0 // owned by this one send
+      // Each attempt is its own `Client.attempt` span: a retried request shows every try and how it failed.
       const counted = Effect.suspend(() => {
         attempts++
-        return attempt(request)
+        return attempt(request).pipe(
+          Effect.withSpan("Client.attempt", { kind: "client", attributes: { "easyai.retry.attempt": attempts, "url.full": request.url } })
+        )
       })
       return counted.pipe(
         withRetry(options.retries, request.url),

@@ -44,7 +44,7 @@ export const layer: Layer.Layer<Embedder, never, Engine> = Layer.scoped(
       embed: (texts) =>
         Effect.flatMap(context, (embedding) => Effect.forEach(texts, (text) => embedOne(embedding, text))).pipe(
           Effect.map((read) => ({ vectors: read.map((one) => one.vector), tokens: read.reduce((sum, one) => sum + one.tokens, 0) })),
-          Effect.withSpan("Embedder.embed", { attributes: { texts: texts.length } })
+          Effect.withSpan("Embedder.embed", { attributes: { "gen_ai.operation.name": "embeddings", "easyai.embed.texts": texts.length } })
         )
     }
   })

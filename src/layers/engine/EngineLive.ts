@@ -8,7 +8,7 @@
  * @module
  */
 import * as path from "node:path"
-import { Effect, Layer, Stream } from "effect"
+import { Effect, Layer, Option, Stream } from "effect"
 import {
   type ChatModelFunctions,
   type GbnfJsonSchema,
@@ -101,6 +101,14 @@ const make = (config: EngineConfig) =>
           ? undefined
           : toFunctions(request.tools)
         const tokens = promptTokens(history, offered)
+        const span = Option.getOrUndefined(yield* Effect.option(Effect.currentSpan))
+        const annotate = (attributes: Readonly<Record<string, unknown>>) => {
+          for (const [key, value] of Object.entries(attributes)) span?.attribute(key, value)
+        }
+        annotate({
+          "gen_ai.usage.input_tokens": tokens.length,
+          ...(wrapper === undefined ? {} : { "easyai.prompt.rendered": renderPrompt(wrapper, history, offered).toString() })
+        })
         if (overflow === "fail" && tokens.length + 1 >= contextSize) {
           return yield* new ContextOverflow({ promptTokens: tokens.length, contextSize })
         }
@@ -134,7 +142,8 @@ const make = (config: EngineConfig) =>
           overflow,
           ...(request.maxTokens === undefined ? {} : { maxTokens: request.maxTokens }),
           ...(request.stop === undefined ? {} : { stop: request.stop }),
-          ...(config.seed === undefined ? {} : { seed: config.seed })
+          ...(config.seed === undefined ? {} : { seed: config.seed }),
+          annotate
         })
       })).pipe(Stream.withSpan("Engine.stream"))
 

@@ -63,6 +63,8 @@ export interface Generation {
   readonly maxTokens?: number
   readonly stop?: ReadonlyArray<string>
   readonly seed?: number
+  /** Records what only the generation knows (parse path, raw output) on the `Engine.stream` span. */
+  readonly annotate?: (attributes: Readonly<Record<string, unknown>>) => void
 }
 
 /** What the token budget of a generation depends on. */
@@ -101,6 +103,24 @@ const repeatPenalty = (penalties: Penalties): LLamaContextualRepeatPenalty | fal
 
 const finishReason = (stopReason: LlamaChatResponse["metadata"]["stopReason"], calledTools: boolean): FinishReason =>
   calledTools ? "tool_calls" : stopReason === "maxTokens" ? "length" : "stop"
+
+/**
+ * How the turn's tool calls were read: `grammar` (a forced call), `shaped`
+ * (a response-format answer), `native` (the chat template's own function
+ * calling), `recovered` (raw markup the scanner recognized), or `text` (none).
+ */
+const parsePath = (mode: Mode, calls: number, recovered: number): string =>
+  mode._tag === "Forced" ? "grammar"
+  : mode._tag === "Shaped" ? "shaped"
+  : calls === 0 ? "text"
+  : recovered === calls ? "recovered"
+  : recovered === 0 ? "native"
+  : "native+recovered"
+
+/** What the model wrote, segments (thoughts) inline as their own markup, function calls as JSON. */
+const rawOutput = (result: LlamaChatResponse<ChatModelFunctions | undefined>): string =>
+  result.fullResponse.map((part) => (typeof part === "string" ? part : `<${part.segmentType}>${part.text}</${part.segmentType}>`))
+    .join("") + (result.functionCalls ?? []).map((call) => `\n[call ${call.functionName} ${JSON.stringify(call.params ?? {})}]`).join("")
 
 /** Whether the generation stopped before the grammar was done: its budget ran out, or a stop sequence came. */
 const cutShort = (stopReason: LlamaChatResponse["metadata"]["stopReason"]): boolean =>
@@ -200,10 +220,17 @@ class TurnSink {
       )
       calls = [...native, ...this.recovered]
     }
+    generation.annotate?.({
+      "easyai.parse_path": parsePath(generation.mode, calls.length, this.recovered.length),
+      "easyai.recovered_calls": generation.mode._tag === "Free" ? this.recovered.length : 0,
+      "easyai.response.raw": rawOutput(result)
+    })
     for (const call of calls) this.emit(new ToolCallRequested({ call }))
     const { sequence } = generation.slot
     const used = sequence.tokenMeter.diff(this.meterAtStart)
     const generatingMillis = performance.now() - (this.firstTokenAt ?? this.startedAt)
+    const evaluatingMillis = (this.firstTokenAt ?? this.startedAt) - this.startedAt
+    const evaluated = generation.promptTokens - generation.cachedTokens
     this.emit(
       new Usage({
         promptTokens: generation.promptTokens,
@@ -211,7 +238,8 @@ class TurnSink {
         completionTokens: used.usedOutputTokens,
         contextUsed: sequence.nextTokenIndex,
         contextSize: generation.contextSize,
-        ...(generatingMillis > 0 ? { tokensPerSecond: used.usedOutputTokens / (generatingMillis / 1000) } : {})
+        ...(generatingMillis > 0 ? { tokensPerSecond: used.usedOutputTokens / (generatingMillis / 1000) } : {}),
+        ...(evaluatingMillis > 0 && evaluated > 0 ? { promptTokensPerSecond: evaluated / (evaluatingMillis / 1000) } : {})
       }, trusted)
     )
     this.emit(new Finished({ reason: finishReason(result.metadata.stopReason, calls.length > 0) }, trusted))

@@ -107,7 +107,13 @@ const make = (options: Options) =>
             yield* Effect.logWarning(`MCP server ${alias}: tool ${tool.name} skipped, a local tool is already called ${name}`)
             return { ...base, registeredAs: undefined } satisfies McpTool
           }
-          const proxied = remoteTool(name, tool, (args) => connection.request("tools/call", { name: tool.name, arguments: args }))
+          const proxied = remoteTool(name, tool, (args) =>
+            connection.request("tools/call", { name: tool.name, arguments: args }).pipe(
+              Effect.withSpan("McpClient.call", {
+                kind: "client",
+                attributes: { "easyai.mcp.server": alias, "gen_ai.tool.name": tool.name, "rpc.system": "jsonrpc", "rpc.method": "tools/call" }
+              })
+            ))
           const added = yield* Effect.either(registry.add(proxied))
           if (Either.isLeft(added)) {
             yield* Effect.logWarning(`MCP server ${alias}: tool ${tool.name} skipped: ${added.left.message}`)

@@ -14,12 +14,12 @@
  *
  * @module
  */
-import { Context, type Duration, Effect, Layer, Ref, Stream } from "effect"
+import { Context, type Duration, Effect, Layer, Ref, Schema, Stream } from "effect"
 import { type ChatModelError, ModelError } from "../../domain/errors.js"
 import {
   type FinishReason,
   Finished,
-  type ModelEvent,
+  ModelEvent,
   ReasoningDelta,
   TextDelta,
   ToolCallRequested,
@@ -36,6 +36,22 @@ export type Step =
 
 /** One scripted assistant turn. */
 export type Turn = ReadonlyArray<Step>
+
+/**
+ * A script as JSON: `{ "turns": [[event, …], …] }`, each event a
+ * `ModelEvent` in its encoded form (`{ "_tag": "TextDelta", "text": "…" }`)
+ * or `{ "_tag": "Fail", "error": { "_tag": "ModelError", … } }`. What
+ * `easyai replay FILE.jsonl --to-script` prints; decode it with
+ * `Schema.decodeUnknown(Script)` and pass its `turns` to {@link layer}.
+ */
+export const Script = Schema.Struct({
+  turns: Schema.Array(Schema.Array(Schema.Union(
+    ModelEvent,
+    Schema.Struct({ _tag: Schema.Literal("Fail"), error: ModelError })
+  )))
+})
+/** A script as JSON. */
+export type Script = typeof Script.Type
 
 /** Emits visible text, one event per chunk. */
 export const text = (...chunks: ReadonlyArray<string>): ReadonlyArray<Step> =>

@@ -69,7 +69,19 @@ export const make = (options: Options = {}): Effect.Effect<Service, ToolRegistra
             )
           )
         )
-      }).pipe(Effect.withSpan("ToolRegistry.call", { attributes: { tool: toolCall.name } }))
+      }).pipe(
+        Effect.tap((result) =>
+          Effect.annotateCurrentSpan({ "easyai.tool.is_error": result.isError, "easyai.tool.result": result.content })
+        ),
+        Effect.withSpan("ToolRegistry.call", {
+          attributes: {
+            "gen_ai.operation.name": "execute_tool",
+            "gen_ai.tool.name": toolCall.name,
+            "gen_ai.tool.call.id": toolCall.id,
+            "gen_ai.tool.call.arguments": toolCall.arguments
+          }
+        })
+      )
 
     for (const tool of options.tools ?? []) yield* add(tool)
 

@@ -343,20 +343,32 @@ const make = (options: Options) =>
       root,
       resolve,
       stat,
-      readFile,
-      readRange,
-      writeFile,
-      list,
-      walk,
+      readFile: spanned("readFile", readFile),
+      readRange: spanned("readRange", readRange),
+      writeFile: spanned("writeFile", writeFile),
+      list: spanned("list", list),
+      walk: spanned("walk", walk),
       run: (spec) =>
-        confinement.isolation.mechanism === "off"
+        (confinement.isolation.mechanism === "off"
           ? runProcess(spec, root)
-          : Effect.zipRight(checkLaunchable(spec.command), runProcess(confinement.wrap(spec, root), root, confinement.launch)),
+          : Effect.zipRight(checkLaunchable(spec.command), runProcess(confinement.wrap(spec, root), root, confinement.launch))).pipe(
+            Effect.withSpan("Sandbox.run", {
+              attributes: { "easyai.sandbox.command": spec.command, "easyai.sandbox.isolation": confinement.isolation.mechanism }
+            })
+          ),
       isolation: confinement.isolation,
       toolEnv: Effect.sync(() => toolEnvironment(toolEnvNames, process.env))
     }
     return service
   })
+
+/** `operation` as the `Sandbox.<name>` span, with the virtual path it was given. */
+const spanned = <Rest extends ReadonlyArray<unknown>, A, E>(
+  name: string,
+  operation: (path: string, ...rest: Rest) => Effect.Effect<A, E>
+) =>
+(path: string, ...rest: Rest): Effect.Effect<A, E> =>
+  operation(path, ...rest).pipe(Effect.withSpan(`Sandbox.${name}`, { attributes: { "easyai.sandbox.path": path } }))
 
 /** A sandbox rooted at `options.root`; how it confines processes is probed once, here. */
 export const layer = (options: Options): Layer.Layer<Sandbox, FileError | SandboxViolation | SandboxSetupError> =>

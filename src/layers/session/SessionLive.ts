@@ -158,7 +158,7 @@ const make = (config: Config): Effect.Effect<Service, ToolRegistrationError, Age
               return Effect.void
           }
         }))
-      }))
+      })).pipe(Stream.withSpan("Session.turn", { attributes: { "easyai.session.user_chars": text.length } }))
 
     /** The turn's last event, which a successful run always makes its `TurnComplete`. */
     const completion = (events: Stream.Stream<AgentEvent, AgentError>) =>

@@ -211,7 +211,7 @@ export const chat = (flags: ParsedFlags) =>
     return yield* run(settings).pipe(
       // The one-line report comes after; the cause in full is a debug line (on stderr with --verbose, in the log file).
       Effect.tapErrorCause((cause) => Effect.logDebug("failed", cause)),
-      Effect.provide(Stack.loggingLayer(settings))
+      Effect.provide(Stack.observabilityLayer(settings))
     )
   }).pipe(reportFailure("easyai"))
 

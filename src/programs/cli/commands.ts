@@ -132,3 +132,22 @@ export const configProgram = (settings: SettingsProgram) =>
     "Print the effective settings of a command line and where each value came from; --check checks them.",
     ({ check, flags, json }) => lazily(() => import("./configCommand.js"), (m) => m.config(settings, flags, { json, check }))
   )
+
+/** The `replay` command's one-line description. */
+export const replayDescription = "Print the model turns a --trace-file recorded as a ScriptedChatModel script (JSON), with --to-script."
+
+/** What `easyai replay --help` lists. */
+export const replayFlags = [
+  { name: "FILE.jsonl", description: "A trace written with --trace-file." },
+  { name: "--to-script", description: "Print the recorded model turns as a ScriptedChatModel script (JSON)." }
+] as const
+
+/** `easyai replay FILE.jsonl --to-script`: it reads no settings, so it stands beside the subcommands, as `config` does. */
+export const replayCommand = Command.make(
+  "replay",
+  {
+    file: Args.text({ name: "FILE.jsonl" }).pipe(Args.withDescription(replayFlags[0].description)),
+    toScript: Options.boolean("to-script").pipe(Options.withDescription(replayFlags[1].description))
+  },
+  ({ file, toScript }) => lazily(() => import("./replay.js"), (m) => m.replay(file, toScript))
+).pipe(Command.withDescription(replayDescription))

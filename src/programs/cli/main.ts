@@ -13,7 +13,7 @@ import { PresetName } from "../../domain/Sampling.js"
 import { stderrLogger } from "./logging.js"
 import { version } from "../../version.js"
 import { builtInFlags, chooseCommand } from "./commandLine.js"
-import { configProgram, root, subcommands } from "./commands.js"
+import { configProgram, replayCommand, replayDescription, replayFlags, root, subcommands } from "./commands.js"
 import { reportFailure, usageExitCode } from "./failure.js"
 import { colourFor, renderHelp } from "./settings/help.js"
 import { longSingleDashAliases } from "./settings/options.js"
@@ -55,7 +55,9 @@ const whole = Command.run(root.command.pipe(Command.withSubcommands(Arr.map(subc
  * root's (the chat's) flags and then drops it; under a bare root a leftover
  * can only be refused.
  */
-const alone = (command: (typeof subcommands)[number]["command"] | ReturnType<typeof configProgram>["command"]) =>
+const alone = (
+  command: (typeof subcommands)[number]["command"] | ReturnType<typeof configProgram>["command"] | typeof replayCommand
+) =>
   Command.run(Command.make(app.name).pipe(Command.withSubcommands([command])), app)
 
 const wantsHelp = (tokens: ReadonlyArray<string>): boolean => {
@@ -94,7 +96,7 @@ const help = () => {
     const commands = [...subcommands.map(({ description, name }) => ({ name, description })), {
       name: "config",
       description: configProgram("chat").description
-    }]
+    }, { name: "replay", description: replayDescription }]
     return printHelp(renderHelp({ command: "easyai", description: root.description, program: "chat", commands }, colour))
   }
   const subject = { command: `easyai ${named.name}`, description: named.description, program: named.settings }
@@ -104,6 +106,12 @@ const help = () => {
 
 const run = args[0] === "config"
   ? runConfig(args.slice(1))
+  : args[0] === "replay"
+  ? (wantsHelp(args)
+    ? printHelp(
+      [`easyai replay — ${replayDescription}`, "Usage: easyai replay FILE.jsonl --to-script", "", ...replayFlags.map((flag) => `  ${flag.name.padEnd(12)}  ${flag.description}`)].join("\n")
+    )
+    : alone(replayCommand)(argv))
   : wantsHelp(args) && !args.includes("--completions")
   ? help()
   : chooseCommand(args, root, subcommands, builtInFlags(root.command.descriptor)).pipe(

@@ -80,6 +80,6 @@ export const mcp = (flags: ParsedFlags) =>
       : serveHttp(settings)
     yield* Effect.zipRight(narrowTools(option(settings, "tools")), serve).pipe(
       Effect.provide(toolsLayer(settings)),
-      Effect.provide(Stack.loggingLayer(settings))
+      Effect.provide(Stack.observabilityLayer(settings))
     )
   }).pipe(reportFailure("easyai mcp"))

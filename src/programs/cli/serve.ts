@@ -84,6 +84,6 @@ export const serve = (flags: ParsedFlags) =>
       return yield* Effect.never
     }).pipe(
       Effect.provide(serverLayer(settings, model)),
-      Effect.provide(Stack.loggingLayer(settings))
+      Effect.provide(Stack.observabilityLayer(settings))
     )
   }).pipe(reportFailure("easyai serve"))

@@ -34,7 +34,7 @@ const hopResetText: Record<HopReset["reason"], string> = {
 export interface RenderOptions {
   /** Hide reasoning, including `<think>` blocks inline in the answer. */
   readonly noReasoning: boolean
-  /** End each turn with the summary line (context fill, tokens, speed). */
+  /** End each turn, and each tool hop that generated, with the summary line (context fill, tokens, speed). */
   readonly summary?: boolean
   /** Show prompt-evaluation progress in the spinner (default true); else a plain "thinking". */
   readonly promptProgress?: boolean
@@ -68,9 +68,13 @@ export const progressLabel = (progress: PromptProgress, contextSize: number | un
   return parts.join(" · ")
 }
 
-/** The log line a model turn's usage becomes: `[prompt_eval] 812 tok (640 cached) · 42 generated · ctx 21% (860/4096) · 38.5 tk/s`. */
+/**
+ * The log line a model turn's usage becomes:
+ * `[prompt_eval] 812 tok (640 cached) · 950.0 tk/s eval · 42 generated · ctx 21% (860/4096) · 38.5 tk/s`.
+ */
 export const usageLogLine = (usage: Usage): string => {
   const parts = [`[prompt_eval] ${usage.promptTokens} tok${usage.cachedTokens === undefined ? "" : ` (${usage.cachedTokens} cached)`}`]
+  if (usage.promptTokensPerSecond !== undefined) parts.push(`${usage.promptTokensPerSecond.toFixed(1)} tk/s eval`)
   parts.push(`${usage.completionTokens} generated`)
   if (usage.contextUsed !== undefined && usage.contextSize !== undefined && usage.contextSize > 0) {
     parts.push(`ctx ${percent(usage.contextUsed, usage.contextSize)} (${usage.contextUsed}/${usage.contextSize})`)
@@ -89,6 +93,8 @@ export class TurnRenderer {
   private lineOpen = false
   private contextSize: number | undefined
   private usage: Usage | undefined
+  /** The last model turn's usage is not summarized on screen yet. */
+  private unsummarized = false
 
   constructor(private readonly options: RenderOptions) {
     this.spinner = options.spinner ?? new Spinner()
@@ -134,6 +140,14 @@ export class TurnRenderer {
     return write(process.stderr, `${lead}${text}\n`)
   }
 
+  /** The summary line of a model turn that generated something, once, between hops. */
+  private hopSummary() {
+    const usage = this.usage
+    if (this.options.summary !== true || !this.unsummarized || usage === undefined) return Effect.void
+    this.unsummarized = false
+    return (usage.tokensPerSecond ?? 0) < 0.1 ? Effect.void : this.block(dim(summaryLine(usage)))
+  }
+
   private answer(text: string) {
     const visible = this.options.noReasoning ? this.filter.push(text) : text
     if (visible !== "") this.answerOpen = !visible.endsWith("\n")
@@ -159,7 +173,8 @@ export class TurnRenderer {
       case "PromptProgress":
         return this.options.promptProgress === false ? Effect.void : Effect.sync(() => this.spin(progressLabel(event, this.contextSize)))
       case "ToolCallStarted":
-        return Effect.sync(() => this.spin(`running ${displayToolName(event.call.name)}`))
+        // The model turn is over and its calls begin: the summary of that hop, as at the end of a turn.
+        return Effect.zipRight(this.hopSummary(), Effect.sync(() => this.spin(`running ${displayToolName(event.call.name)}`)))
       case "ToolCallFinished": {
         const mark = event.result.isError ? "✗" : "✓"
         const detail = event.result.isError ? `: ${event.result.content.split("\n")[0]?.slice(0, 120) ?? ""}` : ""
@@ -167,6 +182,7 @@ export class TurnRenderer {
       }
       case "Usage":
         this.usage = event
+        this.unsummarized = true
         if (event.contextSize !== undefined) this.contextSize = event.contextSize
         return Effect.logDebug(usageLogLine(event))
       case "HopReset":
@@ -180,7 +196,10 @@ export class TurnRenderer {
         const close = this.answerOpen ? "\n" : ""
         this.answerOpen = false
         const warning = event.stopReason === "HopLimitReached" ? this.block(dim(`(stopped after ${event.hops} tool hops)`)) : Effect.void
-        const summary = this.options.summary === true && this.usage !== undefined ? this.block(dim(summaryLine(this.usage))) : Effect.void
+        const summary = this.options.summary === true && this.usage !== undefined && this.unsummarized
+          ? this.block(dim(summaryLine(this.usage)))
+          : Effect.void
+        this.unsummarized = false
         return Effect.all([this.stream(process.stdout, `${rest}${close}`), warning, summary], { discard: true })
       }
       default:

@@ -219,6 +219,27 @@ describe("POST /v1/chat/completions", () => {
         expect(streamedContent(frames)).toBe("\n\n> ✓ `echo`\n\nThe echo said ping.")
       }).pipe(Effect.provide(scripted(turns))))
 
+    it.live("send an easyai.prompt_eval event per model pass to a client that opts in", () =>
+      Effect.gen(function*() {
+        const frames = sseFrames((yield* chat({
+          messages: [user("echo ping")],
+          stream: true,
+          stream_options: { easyai_events: true }
+        })).text)
+        const evals = frames.filter((frame) => frame.event === "easyai.prompt_eval").map((frame) => JSON.parse(frame.data))
+        expect(evals.map((data) => field(data, "prompt_eval"))).toEqual([
+          { prompt_n: 20, cache_n: 0, predicted_n: 4 },
+          { prompt_n: 26, cache_n: 0, predicted_n: 6 }
+        ])
+        expect(field(evals[0], "object")).toBe("easyai.prompt_eval")
+        const quiet = sseFrames((yield* chat({ messages: [user("echo ping")], stream: true })).text)
+        expect(quiet.some((frame) => frame.event === "easyai.prompt_eval")).toBe(false)
+      }).pipe(Effect.provide(scripted([
+        [...turns[0]!, ScriptedChatModel.usage(20, 4)],
+        [...turns[1]!, ScriptedChatModel.usage(26, 6)],
+        ScriptedChatModel.reply("again")
+      ]))))
+
     it.live("keep quiet by default: a plain OpenAI stream, every chunk with its choice", () =>
       Effect.gen(function*() {
         const frames = sseFrames((yield* chat({ messages: [user("echo ping")], stream: true })).text)

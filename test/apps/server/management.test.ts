@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Layer, Redacted, Stream } from "effect"
-import { ChatModel, Finished, type ServerLive, TextDelta } from "easyai"
+import { ChatModel, Finished, type ServerLive, TextDelta, Usage } from "easyai"
 import { presets } from "../../../src/domain/Sampling.js"
 import { ScriptedChatModel } from "easyai/testing"
 import { request as httpRequest } from "node:http"
@@ -246,6 +246,26 @@ describe("management endpoints", () => {
         // The bad chat, the first scrape, the 404.
         expect(sample(text, "easyai_requests_total")).toBe(3)
       }).pipe(Effect.provide(scripted([]))))
+
+    it.live("has llama-server's series: tokens per second, KV-cache use, requests processing and deferred", () =>
+      Effect.gen(function*() {
+        const before = yield* metrics
+        for (const name of ["prompt_tokens_seconds", "predicted_tokens_seconds", "kv_cache_usage_ratio", "requests_processing", "requests_deferred"]) {
+          expect(before).toContain(`# TYPE llamacpp:${name} gauge\n`)
+        }
+        expect(sample(before, "llamacpp:requests_processing")).toBe(0)
+        expect(sample(before, "llamacpp:requests_deferred")).toBe(0)
+        expect((yield* chat({ messages: [user("a")] })).status).toBe(200)
+        const after = yield* metrics
+        expect(sample(after, "llamacpp:prompt_tokens_seconds")).toBe(500)
+        expect(sample(after, "llamacpp:predicted_tokens_seconds")).toBe(40)
+        expect(sample(after, "llamacpp:kv_cache_usage_ratio")).toBe(0.25)
+        expect(sample(after, "llamacpp:prompt_tokens_total")).toBe(12)
+        expect(sample(after, "llamacpp:tokens_predicted_total")).toBe(3)
+      }).pipe(Effect.provide(scripted([[
+        ...ScriptedChatModel.text("ok"),
+        new Usage({ promptTokens: 12, completionTokens: 3, contextUsed: 1024, contextSize: 4096, tokensPerSecond: 40, promptTokensPerSecond: 500 })
+      ]]))))
 
     it.live("counts a server-side tool call", () =>
       Effect.gen(function*() {

@@ -29,10 +29,12 @@ import {
   ModelError,
   PromptProgress,
   SamplingParams,
+  type SpanRecord,
   SystemMessage,
   ToolCall,
   ToolMessage,
   ToolSpec,
+  Tracing,
   UserMessage
 } from "easyai"
 import { ScriptedChatModel as Scripted } from "easyai/testing"
@@ -444,6 +446,22 @@ describe("Client retries", () => {
         "HTTP attempt 1/6 failed (HTTP 503); retrying in 250ms",
         "HTTP attempt 2/6 failed (HTTP 503); retrying in 500ms"
       ])
+    }))
+
+  it.scoped("each attempt is a Client.attempt span under Client.chat, the failed ones with their error", () =>
+    Effect.gen(function*() {
+      const peer = yield* openaiPeer({ faults: { failFirst: { status: 503, times: 2 } }, turns: [Scripted.reply("back")] })
+      const c = yield* client({ baseUrl: peer.url })
+      const spans: Array<SpanRecord.SpanRecord> = []
+      const { exit } = yield* drive(
+        collect(c.chat(ask("x"))).pipe(Effect.provide(quiet), Effect.provide(Tracing.recordingLayer([(span) => spans.push(span)])))
+      )
+      expect(Exit.isSuccess(exit)).toBe(true)
+      const chat = spans.find((span) => span.name === "Client.chat")
+      const attempts = spans.filter((span) => span.name === "Client.attempt")
+      expect(attempts.map((span) => [span.attributes["easyai.retry.attempt"], span.status])).toEqual([[1, "error"], [2, "error"], [3, "ok"]])
+      expect(attempts.every((span) => span.parentSpanId === chat?.spanId)).toBe(true)
+      expect(attempts[0]?.error).toContain("503")
     }))
 
   it.scoped("connections closed at once, then success", () =>

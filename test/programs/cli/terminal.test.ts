@@ -78,6 +78,8 @@ describe("usageLogLine", () => {
 
   it("keeps to the token counts when that is all there is", () => {
     expect(usageLogLine(new Usage({ promptTokens: 812, completionTokens: 42 }))).toBe("[prompt_eval] 812 tok · 42 generated")
+    expect(usageLogLine(new Usage({ promptTokens: 812, cachedTokens: 640, completionTokens: 42, promptTokensPerSecond: 950 })))
+      .toBe("[prompt_eval] 812 tok (640 cached) · 950.0 tk/s eval · 42 generated")
     expect(usageLogLine(new Usage({ promptTokens: 0, cachedTokens: 0, completionTokens: 0 })))
       .toBe("[prompt_eval] 0 tok (0 cached) · 0 generated")
   })

@@ -289,4 +289,4 @@ export const makeFetcher = (client: HttpClient.HttpClient, limits: FetchLimits):
             detail: `${url.href} did not answer within ${Duration.format(limits.timeout)}`
           })
       })
-    )).pipe(Effect.withSpan("web.fetch", { attributes: { url: raw } }))
+    )).pipe(Effect.withSpan("Web.fetch", { kind: "client", attributes: { "url.full": raw } }))

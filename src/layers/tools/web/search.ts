@@ -52,7 +52,7 @@ const runEngine = (fetcher: Fetcher, options: ResolvedWebOptions, engine: Search
       })
     }
     return results
-  }).pipe(Effect.withSpan("web.search.engine", { attributes: { engine: engine.name } }))
+  }).pipe(Effect.withSpan("Web.search", { attributes: { "easyai.search.engine": engine.name } }))
 
 /** The search operation over `fetcher`. */
 export const makeSearch = (fetcher: Fetcher, options: ResolvedWebOptions): Search => (query, requested) =>

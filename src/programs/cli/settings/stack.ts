@@ -6,7 +6,8 @@
  *
  * @module
  */
-import { Duration, Effect, type Layer, Option } from "effect"
+import { NodeHttpClient } from "@effect/platform-node"
+import { Duration, Effect, Layer, Option } from "effect"
 import { readFile } from "node:fs/promises"
 import type { ClientConfig } from "../../../domain/ClientConfig.js"
 import type { EngineConfig } from "../../../domain/EngineConfig.js"
@@ -18,10 +19,13 @@ import type { ApprovalRequest } from "../../../layers/approval/ApprovalLive.js"
 import type * as SessionStack from "../../../layers/session/SessionStack.js"
 import type { Approval } from "../../../services/Approval.js"
 import type { ChatModel } from "../../../services/ChatModel.js"
+import * as Tracing from "../../../layers/tracing/Tracing.js"
 import type { ListenOptions } from "../../../apps/server/ServerOptions.js"
+import { version } from "../../../version.js"
 import { progressOption } from "../downloadProgress.js"
 import { logging } from "../logging.js"
 import { parseMcpServer } from "../mcpServers.js"
+import { stderrSink } from "../traceLines.js"
 import { get, option, type Id, type Resolved, type ValueOf } from "./resolve.js"
 import { errorText } from "../../../domain/errorText.js"
 
@@ -247,3 +251,18 @@ export const stackOptions = <E>(resolved: Resolved, inputs: StackInputs<E>) =>
 
 /** Where the command's log lines go: `--verbose` and `--log-file`. */
 export const loggingLayer = (resolved: Resolved) => logging({ verbose: get(resolved, "verbose") === true, ...field("logFile", resolved, "logFile") })
+
+/**
+ * Where spans go: `--trace-file`, `--otlp`, and the verbose lines on stderr
+ * under `--verbose`. With none of them, the default tracer stays.
+ */
+export const tracingLayer = (resolved: Resolved) =>
+  Tracing.layer({
+    ...field("traceFile", resolved, "traceFile"),
+    ...field("otlp", resolved, "otlp"),
+    ...(get(resolved, "verbose") === true ? { sinks: [stderrSink] } : {}),
+    serviceVersion: version
+  }).pipe(Layer.provide(NodeHttpClient.layer))
+
+/** The command's logs and spans: {@link loggingLayer} and {@link tracingLayer}. */
+export const observabilityLayer = (resolved: Resolved) => Layer.merge(loggingLayer(resolved), tracingLayer(resolved))

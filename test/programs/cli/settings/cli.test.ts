@@ -70,7 +70,7 @@ describe("help", () => {
         const { exitCode, stdout } = yield* easyai(["--help"], { env })
         expect(exitCode).toBe(0)
         const lines = stdout.trimEnd().split("\n")
-        expect(lines.length).toBeLessThan(100)
+        expect(lines.length).toBeLessThan(105)
         expect(stdout).not.toContain("\u001b[")
         expect(stdout).not.toContain("A user-defined piece of text")
         expect(stdout).not.toContain("This setting is optional")
