@@ -84,7 +84,7 @@ const make = Effect.gen(function*() {
             })
           )
 
-        /** The turn streamed so far is dropped and asked again: a `HopReset`, and an event on the hop's span. */
+        /** The turn streamed so far is dropped and asked again: a `HopReset`, and the reason on the hop's span. */
         const retry = (reason: HopReset["reason"], attempt: number) =>
           Effect.zipRight(
             Effect.annotateCurrentSpan({ "easyai.retry.reason": reason, "easyai.retry.attempt": attempt }),

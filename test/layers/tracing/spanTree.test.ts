@@ -110,4 +110,12 @@ describe("the span tree of a tool-calling turn", () => {
       session: { withDefaultTools: false }
     })))
   })
+
+  it.live("a model turn asked again is its own Agent.hop, with the retry's reason and attempt", () =>
+    Effect.gen(function*() {
+      const { spans } = yield* traced(Effect.flatMap(Session, (s) => s.chat("Pick a color")))
+      const hops = only(spans, "Agent.hop").sort((a, b) => a.start - b.start)
+      expect(hops.map((hop) => [hop.attributes["easyai.hop.outcome"], hop.attributes["easyai.retry.reason"], hop.attributes["easyai.retry.attempt"]]))
+        .toEqual([["ThoughtOnly", "ThoughtOnly", 1], ["Answer", undefined, undefined]])
+    }).pipe(Effect.provide(pickSession(Scripted.layer([Scripted.reasoning("Let me think."), Scripted.reply("Red.")])))))
 })
