@@ -62,8 +62,11 @@ const make = (config: EngineConfig) =>
     const contextSize = context.contextSize
     const overflow = config.overflow ?? "fail"
 
+    /** The prompt as the wrapper renders it (once per request: it is tokenized, and kept on the span). */
+    const render = (history: ReturnType<typeof toChatHistory>, functions: ChatModelFunctions | undefined) =>
+      wrapper === undefined ? undefined : renderPrompt(wrapper, history, functions)
     const promptTokens = (history: ReturnType<typeof toChatHistory>, functions: ChatModelFunctions | undefined) =>
-      wrapper === undefined ? [] : renderPrompt(wrapper, history, functions).tokenize(model.tokenizer)
+      render(history, functions)?.tokenize(model.tokenizer) ?? []
 
     /** A grammar from what the request gave; what the builder refuses (nesting too deep, an object `const`) is the request's. */
     const grammarOf = <G>(what: string, field: "tools" | "responseFormat", build: () => Promise<G>) =>
@@ -100,14 +103,15 @@ const make = (config: EngineConfig) =>
         const offered = forced || shaped !== undefined || request.toolChoice === "none" || request.tools.length === 0
           ? undefined
           : toFunctions(request.tools)
-        const tokens = promptTokens(history, offered)
+        const prompt = render(history, offered)
+        const tokens = prompt?.tokenize(model.tokenizer) ?? []
         const span = Option.getOrUndefined(yield* Effect.option(Effect.currentSpan))
         const annotate = (attributes: Readonly<Record<string, unknown>>) => {
           for (const [key, value] of Object.entries(attributes)) span?.attribute(key, value)
         }
         annotate({
           "gen_ai.usage.input_tokens": tokens.length,
-          ...(wrapper === undefined ? {} : { "easyai.prompt.rendered": renderPrompt(wrapper, history, offered).toString() })
+          ...(prompt === undefined ? {} : { "easyai.prompt.rendered": prompt.toString() })
         })
         if (overflow === "fail" && tokens.length + 1 >= contextSize) {
           return yield* new ContextOverflow({ promptTokens: tokens.length, contextSize })
