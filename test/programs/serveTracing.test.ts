@@ -23,6 +23,8 @@ describe("easyai serve --verbose --trace-file", () => {
         }).then((response) => response.status)
       )
       expect(reply).toBe(200)
+      // A read is not traced: only the request that ran the model has an http.server span.
+      yield* Effect.tryPromise(() => fetch(`${server.url}/v1/models`).then((response) => response.text()))
       yield* server.lineMatching(/^\[model\] \d+ prompt tokens/)
       const records = Either.getOrThrow(TraceReplay.parseTrace(file, readFileSync(file, "utf8")))
       const names = records.map((record) => record.name)
@@ -30,5 +32,20 @@ describe("easyai serve --verbose --trace-file", () => {
       expect(names).toContain("Engine.stream")
       const turn = records.find((record) => record.name === "ChatModel.stream")
       expect(turn?.attributes["gen_ai.request.max_tokens"]).toBe(4)
+      // The request's span is the root of its turn: every span of the trace descends from it.
+      const requests = records.filter((record) => record.name.startsWith("http.server"))
+      expect(requests.map((record) => record.name)).toEqual(["http.server POST"])
+      const byId = new Map(records.map((record) => [record.spanId, record]))
+      const rootOf = (record: (typeof records)[number]): string => {
+        let current = record
+        for (let depth = 0; depth < 64 && current.parentSpanId !== undefined; depth++) {
+          const parent = byId.get(current.parentSpanId)
+          if (parent === undefined) break
+          current = parent
+        }
+        return current.name
+      }
+      expect(turn === undefined ? undefined : rootOf(turn)).toBe("http.server POST")
+      expect(requests[0]?.attributes["url.path"]).toBe("/v1/chat/completions")
     }), { timeout: 120_000 })
 })

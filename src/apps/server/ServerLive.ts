@@ -12,7 +12,7 @@
  *
  * @module
  */
-import { type HttpApp, HttpMiddleware, HttpServer, type HttpServerError } from "@effect/platform"
+import { type HttpApp, HttpMiddleware, HttpServer, type HttpServerError, type HttpServerRequest } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
 import { Duration, Effect, Layer, type Scope } from "effect"
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
@@ -52,6 +52,14 @@ const drain = (node: Server, admission: Servable["admission"], grace: Duration.D
     node.closeAllConnections()
     yield* admission.idle.pipe(Effect.interruptible, Effect.timeout(releaseTimeout), Effect.ignore)
   })
+
+/**
+ * Requests that get no `http.server` span: the reads (probes, scrapes,
+ * listings, the page), where at thousands a second the tracer would be a
+ * measurable share of the work. A `POST` runs a model, a tool or an MCP
+ * call, and its span is the root of everything that request does.
+ */
+const untraced = (request: HttpServerRequest.HttpServerRequest): boolean => request.method !== "POST"
 
 /** An app and the gate whose load tells when its running requests have drained. */
 export interface Servable {
@@ -113,10 +121,9 @@ export const serve = (
         ...(listen.allowedHosts === undefined ? {} : { allowedHosts: listen.allowedHosts })
       })
       : () => true // a Unix socket: no browser page can reach it by a name
-    // No span per request: at thousands of small requests a second the tracer is a measurable share of the work.
     const handler = yield* HttpMiddleware.withTracerDisabledWhenEffect(
       NodeHttpServer.makeHandler(requireKnownHost(admitted)(served.app)),
-      () => true
+      untraced
     )
     const { probe } = served
     const listener = probe === undefined
