@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Layer, Redacted, Stream } from "effect"
+import { Effect, Layer, Metric, MetricState, Redacted, Stream } from "effect"
 import { ChatModel, Finished, type ServerLive, TextDelta, Usage } from "easyai"
 import { presets } from "../../../src/domain/Sampling.js"
 import { ScriptedChatModel } from "easyai/testing"
@@ -233,6 +233,22 @@ describe("management endpoints", () => {
         // The first scrape, /v1/models, /health.
         expect(sample(later, "easyai_requests_total")).toBe(3)
         expect(sample(later, "easyai_errors_total")).toBe(0)
+      }).pipe(Effect.provide(scripted([]))))
+
+    it.live("reads its counters from Effect's metric registry, the one --otlp exports", () =>
+      Effect.gen(function*() {
+        yield* send("GET", "/v1/models")
+        yield* send("GET", "/nope")
+        const scraped = sample(yield* metrics, "easyai_requests_total")
+        // This server's series on the registry: tagged with its own id, so other servers in the process count apart.
+        const registered = (yield* Metric.snapshot).filter((pair) => pair.metricKey.name === "easyai.server.requests")
+        // The scrape itself is counted once answered: the registry is one ahead of what it showed.
+        const mine = registered.filter((pair) =>
+          MetricState.isCounterState(pair.metricState) && Number(pair.metricState.count) === scraped + 1
+        )
+        expect(scraped).toBe(2)
+        expect(mine.length).toBeGreaterThanOrEqual(1)
+        expect(mine[0]?.metricKey.tags.some((tag) => tag.key === "easyai.server")).toBe(true)
       }).pipe(Effect.provide(scripted([]))))
 
     it.live("counts a 400 and a 404 as errors", () =>
