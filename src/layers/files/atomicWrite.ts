@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { Effect } from "effect"
 import { constants } from "node:fs"
 import * as fs from "node:fs/promises"
 import { errorCode } from "../../domain/errorText.js"
@@ -21,13 +22,16 @@ export interface AtomicWriteOptions {
    * links this falls back to a rename.
    */
   readonly exclusive?: boolean
+  /** Aborting stops the write before the file is put in place: the target is left as it was, the temporary file removed. */
+  readonly signal?: AbortSignal
 }
 
 /**
  * Writes `data` to `temporary` (created here: never a file or a link that is
  * already there), then moves it to `target` in the same directory. The
  * temporary file is removed whatever happens. Resolves to `"exists"` when
- * `exclusive` was asked and `target` was already there.
+ * `exclusive` was asked and `target` was already there; rejects with the
+ * signal's reason when it is aborted before the move.
  */
 export const writeFileAtomically = async (
   temporary: string,
@@ -42,12 +46,13 @@ export const writeFileAtomically = async (
   )
   try {
     try {
-      await handle.writeFile(data)
+      await handle.writeFile(data, options.signal === undefined ? {} : { signal: options.signal })
       await options.beforeSync?.(handle)
       await handle.sync()
     } finally {
       await handle.close()
     }
+    options.signal?.throwIfAborted()
     if (options.exclusive === true) {
       try {
         await fs.link(temporary, target)
@@ -62,3 +67,26 @@ export const writeFileAtomically = async (
     await fs.rm(temporary, { force: true }) // gone already after a rename
   }
 }
+
+/**
+ * {@link writeFileAtomically} as an Effect. Interrupted, the write is
+ * aborted before its move and awaited until its temporary file is gone, so
+ * the old file stays and nothing is left behind once the interruption has
+ * completed (a plain `Effect.tryPromise` would let the write finish, and
+ * replace the file, after its caller had moved on).
+ */
+export const writeAtomically = (
+  temporary: string,
+  target: string,
+  data: string | Uint8Array,
+  options: Omit<AtomicWriteOptions, "signal"> = {}
+): Effect.Effect<"written" | "exists", unknown> =>
+  Effect.async((resume) => {
+    const controller = new AbortController()
+    const running = writeFileAtomically(temporary, target, data, { ...options, signal: controller.signal })
+    running.then((written) => resume(Effect.succeed(written)), (error: unknown) => resume(Effect.fail(error)))
+    return Effect.promise(() => {
+      controller.abort()
+      return running.then(() => undefined, () => undefined)
+    })
+  })

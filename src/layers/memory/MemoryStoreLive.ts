@@ -49,7 +49,7 @@ import {
 } from "./directoryIndex.js"
 import { utf8Length } from "../../domain/utf8.js"
 import { errorCode } from "../../domain/errorText.js"
-import { writeFileAtomically } from "../files/atomicWrite.js"
+import { writeAtomically } from "../files/atomicWrite.js"
 
 export type { DiskAccess } from "./directoryIndex.js"
 export { inMemory } from "./inMemory.js"
@@ -108,20 +108,21 @@ const makeFileSystem = (directory: string, options: FileSystemOptions) =>
      * fails if the entry appeared meanwhile (file systems without hard links
      * fall back to rename). Returns the entry file's stats, or "exists".
      */
-    const writeAtomically = (name: EntryName, text: string, modifiedMillis: number, exclusive: boolean) =>
-      Effect.tryPromise({
-        try: async (): Promise<BigIntStats | "exists"> => {
-          const target = pathOf(name)
-          const temporary = `${target}.${randomBytes(6).toString("hex")}.tmp`
-          const modified = new Date(modifiedMillis)
-          const written = await writeFileAtomically(temporary, target, text, {
-            exclusive,
-            beforeSync: (handle) => handle.utimes(modified, modified)
-          })
-          return written === "exists" ? "exists" : await fs.lstat(target, { bigint: true })
-        },
-        catch: io(name.file, "write")
-      })
+    const writeEntry = (name: EntryName, text: string, modifiedMillis: number, exclusive: boolean) => {
+      const target = pathOf(name)
+      const modified = new Date(modifiedMillis)
+      return writeAtomically(`${target}.${randomBytes(6).toString("hex")}.tmp`, target, text, {
+        exclusive,
+        beforeSync: (handle) => handle.utimes(modified, modified)
+      }).pipe(
+        Effect.flatMap((written) =>
+          written === "exists"
+            ? Effect.succeed<BigIntStats | "exists">("exists")
+            : Effect.tryPromise(() => fs.lstat(target, { bigint: true }))
+        ),
+        Effect.mapError(io(name.file, "write"))
+      )
+    }
 
     const readWhole = (name: EntryName) =>
       Effect.tryPromise({
@@ -161,7 +162,7 @@ const makeFileSystem = (directory: string, options: FileSystemOptions) =>
     const put = (name: EntryName, body: string, bytes: number, exclusive: boolean) =>
       Effect.gen(function*() {
         const now = yield* Clock.currentTimeMillis
-        const stats = yield* writeAtomically(name, renderEntry(name.keywords, body), now, exclusive)
+        const stats = yield* writeEntry(name, renderEntry(name.keywords, body), now, exclusive)
         if (stats === "exists") return yield* immutable(name.file, "overwrite")
         const item: Indexed = {
           meta: metaOf(name, bytes, Number(stats.mtimeMs)),

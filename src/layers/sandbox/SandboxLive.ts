@@ -41,7 +41,7 @@ import { runProcess } from "./process.js"
 import { isStale, isTemporary, staleAfterMillis, temporaryName, writerOf } from "./temporary.js"
 import { checkToolEnvNames, toolEnvironment } from "./toolEnv.js"
 import { errorCode, errorText } from "../../domain/errorText.js"
-import { writeFileAtomically } from "../files/atomicWrite.js"
+import { writeAtomically } from "../files/atomicWrite.js"
 
 export type { IsolateMode } from "./isolation.js"
 
@@ -258,11 +258,8 @@ const make = (options: Options) =>
      */
     const writeInto = (dir: OpenDirectory, name: string, data: Uint8Array | string, virtual: string) =>
       Effect.gen(function*() {
-        // An interrupted write still runs to its end, which removes the temporary file.
-        yield* Effect.tryPromise({
-          try: () => writeFileAtomically(tree.at(dir, temporaryName(name)), tree.at(dir, name), data),
-          catch: fsFailure(virtual)
-        })
+        // Interrupted, the write stops before its move and leaves no temporary file (see `writeAtomically`).
+        yield* writeAtomically(tree.at(dir, temporaryName(name)), tree.at(dir, name), data).pipe(Effect.mapError(fsFailure(virtual)))
       })
 
     const writeFile = (path: string, data: Uint8Array | string) =>

@@ -15,7 +15,7 @@ import { ConfigurationError } from "../../domain/errors.js"
 import { ChatMessage } from "../../domain/Message.js"
 import { sessionFileName } from "./sessionFileName.js"
 import { removeOrphans, temporaryName } from "./sessionTemp.js"
-import { writeFileAtomically } from "../../layers/files/atomicWrite.js"
+import { writeAtomically } from "../files/atomicWrite.js"
 
 export { sessionFileName }
 
@@ -45,7 +45,7 @@ export const loadSession = (dir: string): Effect.Effect<ReadonlyArray<ChatMessag
 export const saveSession = (dir: string, history: ReadonlyArray<ChatMessage>): Effect.Effect<void> => {
   const file = path.join(dir, sessionFileName)
   const temporary = path.join(dir, temporaryName())
-  return Effect.tryPromise(() => writeFileAtomically(temporary, file, `${encode({ version: 1, history })}\n`, { mode: 0o600 })).pipe(
+  return writeAtomically(temporary, file, `${encode({ version: 1, history })}\n`, { mode: 0o600 }).pipe(
     Effect.catchAll((error) =>
       Effect.zipRight(
         Effect.ignore(Effect.tryPromise(() => rm(temporary, { force: true }))),
