@@ -89,7 +89,8 @@ const maxTokens = (generation: Generation): { readonly maxTokens?: number } => {
   return budget === undefined ? {} : { maxTokens: budget }
 }
 
-const repeatPenalty = (penalties: Penalties): LLamaContextualRepeatPenalty | false =>
+/** The load-time penalties as node-llama-cpp takes them, `false` when all are off. */
+export const repeatPenalty = (penalties: Penalties): LLamaContextualRepeatPenalty | false =>
   penalties.repeatPenalty === 1 && penalties.frequencyPenalty === 0 && penalties.presencePenalty === 0
     ? false
     : {

@@ -1,0 +1,94 @@
+/**
+ * Template-free completion: the model continues a raw prompt, with no chat
+ * template around it, on a sequence of the pool — what `/v1/completions`
+ * serves. Text arrives as `TextDelta`s, then `Usage` and `Finished`.
+ *
+ * @module
+ */
+import { Effect, Queue, type Scope, Stream, Take } from "effect"
+import { LlamaCompletion, type Token } from "node-llama-cpp"
+import type { OverflowStrategy } from "../../domain/EngineConfig.js"
+import { type ChatModelError, ContextOverflow, ModelError } from "../../domain/errors.js"
+import { Finished, type ModelEvent, TextDelta, Usage } from "../../domain/ModelEvent.js"
+import type { Penalties, SamplingParams } from "../../domain/Sampling.js"
+import { repeatPenalty, tokenBudget } from "./generate.js"
+import type { Slot } from "./sequencePool.js"
+
+/** Everything one completion needs. */
+export interface Completion {
+  readonly slot: Slot
+  readonly prompt: ReadonlyArray<Token>
+  readonly contextSize: number
+  readonly sampling: SamplingParams
+  readonly penalties: Penalties
+  readonly overflow: OverflowStrategy
+  readonly maxTokens?: number
+  readonly stop?: ReadonlyArray<string>
+  readonly seed?: number
+}
+
+/**
+ * Starts one completion in the caller's scope and returns its events.
+ * Closing the scope aborts it within one token and waits until it stopped,
+ * so the sequence goes back to the pool consistent.
+ */
+export const complete = (completion: Completion): Effect.Effect<Stream.Stream<ModelEvent, ChatModelError>, never, Scope.Scope> =>
+  Effect.gen(function*() {
+    const queue = yield* Queue.unbounded<Take.Take<ModelEvent, ChatModelError>>()
+    const { sequence } = completion.slot
+    // The sequence's own LlamaChat stays in the pool: a completion is a second, short-lived user of it.
+    const llama = new LlamaCompletion({ contextSequence: sequence })
+    const meter = sequence.tokenMeter.getState()
+    const controller = new AbortController()
+    const budget = tokenBudget({
+      overflow: completion.overflow,
+      contextSize: completion.contextSize,
+      promptTokens: completion.prompt.length,
+      ...(completion.maxTokens === undefined ? {} : { maxTokens: completion.maxTokens })
+    })
+    const { sampling } = completion
+    const running = llama.generateCompletionWithMeta([...completion.prompt], {
+      signal: controller.signal,
+      stopOnAbortSignal: false,
+      onTextChunk: (text) => {
+        if (text !== "") Queue.unsafeOffer(queue, Take.of(new TextDelta({ text })))
+      },
+      temperature: sampling.temperature,
+      topK: sampling.topK,
+      topP: sampling.topP,
+      minP: sampling.minP,
+      repeatPenalty: repeatPenalty(completion.penalties),
+      ...(budget === undefined ? {} : { maxTokens: budget }),
+      ...(completion.seed === undefined ? {} : { seed: completion.seed }),
+      ...(completion.stop === undefined || completion.stop.length === 0 ? {} : { customStopTriggers: [...completion.stop] })
+    })
+    let settled = false
+    const stopped = running.then(
+      (result) => {
+        settled = true
+        const used = sequence.tokenMeter.diff(meter)
+        Queue.unsafeOffer(queue, Take.of(new Usage({ promptTokens: completion.prompt.length, completionTokens: used.usedOutputTokens, contextSize: completion.contextSize })))
+        Queue.unsafeOffer(queue, Take.of(new Finished({ reason: result.metadata.stopReason === "maxTokens" ? "length" : "stop" })))
+        Queue.unsafeOffer(queue, Take.end)
+      },
+      (error: unknown) => {
+        settled = true
+        const text = error instanceof Error ? error.message : String(error)
+        Queue.unsafeOffer(
+          queue,
+          Take.fail(
+            text.includes("fits the context size")
+              ? new ContextOverflow({ promptTokens: completion.prompt.length, contextSize: completion.contextSize })
+              : new ModelError({ reason: "BadResponse", detail: `local completion failed: ${text}`, cause: error })
+          )
+        )
+      }
+    )
+    yield* Effect.addFinalizer(() =>
+      Effect.promise(() => {
+        if (!settled) controller.abort()
+        return stopped
+      }).pipe(Effect.ensuring(Effect.sync(() => llama.dispose({ disposeSequence: false }))))
+    )
+    return Stream.fromQueue(queue).pipe(Stream.flattenTake)
+  })
