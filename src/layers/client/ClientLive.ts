@@ -32,7 +32,8 @@ import { completionEvents, TurnAssembler } from "./assemble.js"
 import { type FailureContext, statusFailure, transportFailure } from "./failures.js"
 import * as Sse from "./sse.js"
 import { makeDispatcher, makeTransport, type SendFailure, type Transport } from "./transport.js"
-import { AnyObject, Completion, CompletionChunk, ModelList, requestBody, ToolList } from "./wire.js"
+import { Completion, CompletionChunk, ModelList } from "../../domain/openai/ChatCompletions.js"
+import { AnyObject, requestBody, ToolList } from "./wire.js"
 
 /** The longest piece of a bad body quoted in an error. */
 const maxQuoted = 200
