@@ -170,12 +170,17 @@ export const WireError = Schema.Union(
 /** An error a server reports in a body (a status body or a mid-stream chunk). */
 export type WireError = typeof WireError.Type
 
-/** One `data:` chunk of a streamed completion. */
-export const CompletionChunk = Schema.Struct({
+/** The fields every response object starts with; servers other than OpenAI leave some out. */
+const responseHeader = {
   id: optionalNullable(Schema.String),
   object: optionalNullable(Schema.String),
   created: optionalNullable(Schema.Number),
-  model: optionalNullable(Schema.String),
+  model: optionalNullable(Schema.String)
+}
+
+/** One `data:` chunk of a streamed completion. */
+export const CompletionChunk = Schema.Struct({
+  ...responseHeader,
   choices: optionalNullable(Schema.Array(Schema.Struct({
     index: optionalNullable(Schema.Number),
     delta: optionalNullable(Delta),
@@ -192,10 +197,7 @@ export type CompletionChunk = typeof CompletionChunk.Type
 
 /** A whole (non-streamed) completion, for servers that ignore `stream: true`. */
 export const Completion = Schema.Struct({
-  id: optionalNullable(Schema.String),
-  object: optionalNullable(Schema.String),
-  created: optionalNullable(Schema.Number),
-  model: optionalNullable(Schema.String),
+  ...responseHeader,
   choices: Schema.Array(Schema.Struct({
     index: optionalNullable(Schema.Number),
     message: optionalNullable(Schema.Struct({

@@ -7,24 +7,13 @@
  */
 import { Effect, Queue, type Scope, Stream, Take } from "effect"
 import { LlamaCompletion, type Token } from "node-llama-cpp"
-import type { OverflowStrategy } from "../../domain/EngineConfig.js"
 import { type ChatModelError, ContextOverflow, ModelError } from "../../domain/errors.js"
 import { Finished, type ModelEvent, TextDelta, Usage } from "../../domain/ModelEvent.js"
-import type { Penalties, SamplingParams } from "../../domain/Sampling.js"
-import { repeatPenalty, tokenBudget } from "./generate.js"
-import type { Slot } from "./sequencePool.js"
+import { repeatPenalty, type SequenceRun, tokenBudget } from "./generate.js"
 
 /** Everything one completion needs. */
-export interface Completion {
-  readonly slot: Slot
+export interface Completion extends SequenceRun {
   readonly prompt: ReadonlyArray<Token>
-  readonly contextSize: number
-  readonly sampling: SamplingParams
-  readonly penalties: Penalties
-  readonly overflow: OverflowStrategy
-  readonly maxTokens?: number
-  readonly stop?: ReadonlyArray<string>
-  readonly seed?: number
 }
 
 /**

@@ -46,22 +46,26 @@ export type Mode =
   | { readonly _tag: "Forced"; readonly grammar: LlamaJsonSchemaGrammar<GbnfJsonSchema> }
   | { readonly _tag: "Shaped"; readonly grammar: LlamaGrammar }
 
-/** Everything one generation needs. */
-export interface Generation {
+/** What every run of the model on a sequence needs: the sequence, the window, the shapers and the limits. */
+export interface SequenceRun {
   readonly slot: Slot
-  readonly history: Array<ChatHistoryItem>
-  readonly mode: Mode
-  readonly promptTokens: number
-  readonly cachedTokens: number
   readonly contextSize: number
-  /** Prompt tokens evaluated per batch. */
-  readonly batchSize: number
   readonly sampling: SamplingParams
   readonly penalties: Penalties
   readonly overflow: OverflowStrategy
   readonly maxTokens?: number
   readonly stop?: ReadonlyArray<string>
   readonly seed?: number
+}
+
+/** Everything one generation needs. */
+export interface Generation extends SequenceRun {
+  readonly history: Array<ChatHistoryItem>
+  readonly mode: Mode
+  readonly promptTokens: number
+  readonly cachedTokens: number
+  /** Prompt tokens evaluated per batch. */
+  readonly batchSize: number
 }
 
 /** What the token budget of a generation depends on. */
