@@ -5,13 +5,14 @@
  * server refuses.
  */
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible"
-import { describe, expect, layer } from "@effect/vitest"
+import { describe, expect, it, layer } from "@effect/vitest"
 import { generateText, streamText } from "ai"
 import { Effect, Schema } from "effect"
 import { LocalChatModel } from "easyai"
 import OpenAI from "openai"
 import { TextCompletion } from "../../../src/domain/openai/Completions.js"
 import { engineConfig, testModels } from "../../support/models.js"
+import { startServeSmall } from "../../support/programProcess.js"
 import { baseUrl, field, json, scriptedServer, send, served, sseFrames } from "../../support/server.js"
 
 const model = testModels.find((candidate) => candidate.name === "stories260K.gguf") ?? testModels[0]
@@ -138,4 +139,25 @@ describe("POST /v1/completions on a model that is not a local engine", () => {
         expect(String(field(json(reply), "error", "message"))).toContain("/v1/chat/completions")
       }))
   })
+})
+
+describe("POST /v1/completions on `easyai serve`", () => {
+  it.live("the program's own engine answers the OpenAI SDK, whole and streamed, behind its API key", () =>
+    Effect.scoped(Effect.gen(function*() {
+      const server = yield* startServeSmall("--no-tools", "--api-key", "k")
+      const client = new OpenAI({ baseURL: `${server.url}/v1`, apiKey: "k", maxRetries: 0 })
+      const result = yield* Effect.tryPromise({
+        try: async (signal) => {
+          const whole = await client.completions.create({ model: "x", prompt, max_tokens: 6, temperature: 0 }, { signal })
+          const stream = await client.completions.create({ model: "x", prompt, max_tokens: 6, temperature: 0, stream: true }, { signal })
+          let streamed = ""
+          for await (const chunk of stream) streamed += chunk.choices[0]?.text ?? ""
+          return { whole: whole.choices[0]?.text ?? "", streamed, usage: whole.usage?.completion_tokens }
+        },
+        catch: (error) => error
+      })
+      expect(result.whole.length).toBeGreaterThan(0)
+      expect(result.streamed).toBe(result.whole)
+      expect(result.usage).toBe(6)
+    })), 120_000)
 })
