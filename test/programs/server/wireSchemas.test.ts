@@ -8,10 +8,11 @@
  */
 import { describe, expect, it, layer } from "@effect/vitest"
 import { Effect, Schema } from "effect"
-import { LocalChatModel, ModelError, ScriptedChatModel } from "easyai"
-import { Completion, CompletionChunk, ErrorBody, ModelList } from "../../../src/domain/openai/ChatCompletions.js"
+import { AssistantMessage, LocalChatModel, ModelError, ScriptedChatModel, SystemMessage, ToolCall, ToolMessage, UserMessage } from "easyai"
+import { ChatCompletionBody, Completion, CompletionChunk, ErrorBody, ModelList } from "../../../src/domain/openai/ChatCompletions.js"
 import { TextCompletion } from "../../../src/domain/openai/Completions.js"
 import { EmbeddingList } from "../../../src/domain/openai/Embeddings.js"
+import { requestBody } from "../../../src/layers/client/wire.js"
 import { engineConfig, testModels } from "../../support/models.js"
 import { chat, scriptedServer, send, served, sseFrames } from "../../support/server.js"
 import { echo, weather } from "../../support/tools.js"
@@ -32,6 +33,31 @@ const decodeStream = (body: string) => {
   )
   return { frames, chunks }
 }
+
+describe("what the client sends, read with the server's Schema", () => {
+  it("a conversation with tool calls and results, tools, a forced choice, shapers and a response format decodes as is", () => {
+    const call = new ToolCall({ id: "call_1", name: "get_weather", arguments: "{\"city\":\"Lisbon\"}" })
+    const body = requestBody({
+      messages: [
+        new SystemMessage({ content: "Be brief." }),
+        new UserMessage({ content: "Weather?" }),
+        new AssistantMessage({ content: "", toolCalls: [call] }),
+        new ToolMessage({ toolCallId: "call_1", name: "get_weather", content: "sunny" })
+      ],
+      tools: [{ name: "get_weather", description: "The weather.", shortDescription: "The weather.", parameters: { type: "object", properties: { city: { type: "string" } } } }],
+      toolChoice: { name: "get_weather" },
+      sampling: { temperature: 0.2, topP: 0.9, topK: 40, minP: 0.05 },
+      maxTokens: 64,
+      stop: ["END"],
+      responseFormat: { type: "json_object" }
+    }, { baseUrl: "http://127.0.0.1:1", model: "m", seed: 7 })
+    const decoded = Schema.decodeUnknownSync(ChatCompletionBody)(body)
+    expect(decoded.messages.map((message) => message.role)).toEqual(["system", "user", "assistant", "tool"])
+    expect(decoded.tool_choice).toEqual({ type: "function", function: { name: "get_weather" } })
+    expect([decoded.temperature, decoded.top_p, decoded.max_tokens, decoded.stop]).toEqual([0.2, 0.9, 64, ["END"]])
+    expect(decoded.stream_options?.easyai_events).toBe(true)
+  })
+})
 
 describe("what the server writes, read with the client's Schemas", () => {
   it.live("a whole chat completion with client tool calls, and one with text", () =>
