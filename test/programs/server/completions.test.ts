@@ -122,6 +122,11 @@ describe(`POST /v1/completions on ${model.name}`, () => {
           expect([param, reply.status]).toEqual([param, 400])
           expect(field(json(reply), "error", "param")).toBe(param)
         }
+        const tooLong = yield* send("POST", "/v1/completions", { json: { prompt: "the dog ran ".repeat(3000) } })
+        expect(tooLong.status).toBe(400)
+        expect(field(json(tooLong), "error", "code")).toBe("context_length_exceeded")
+        const empty = yield* send("POST", "/v1/completions", { json: { prompt: "", max_tokens: 3 } })
+        expect([empty.status, field(json(empty), "error", "message")]).toEqual([200, undefined])
         const garbage = yield* send("POST", "/v1/completions", { body: "{not json" })
         expect(garbage.status).toBe(400)
         expect((yield* send("POST", "/v1/completions", { json: { prompt, max_tokens: 2 } })).status).toBe(200)
