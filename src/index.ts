@@ -31,6 +31,8 @@ export { define as tool, type HandlerContext, type PlainHandler } from "./domain
 export * from "./domain/ToolCall.js"
 export type { JsonObjectFormat, JsonSchemaFormat, ResponseFormat } from "./domain/ResponseFormat.js"
 export { decodeOutput, type OutputSchema, outputFormat } from "./domain/StructuredOutput.js"
+export * as OpenAiChatCompletions from "./domain/openai/ChatCompletions.js"
+export * as OpenAiCompletions from "./domain/openai/Completions.js"
 export * as OpenAiEmbeddings from "./domain/openai/Embeddings.js"
 export { Embedder, type Embeddings, type Service as EmbedderService } from "./services/Embedder.js"
 export * as LocalEmbedder from "./layers/embedder/LocalEmbedder.js"
@@ -60,7 +62,12 @@ export {
   type RemoteTool,
   type Service as ClientService
 } from "./services/Client.js"
-export { Engine, type Native as EngineNative, type Service as EngineService } from "./services/Engine.js"
+export {
+  type CompletionRequest as EngineCompletionRequest,
+  Engine,
+  type Native as EngineNative,
+  type Service as EngineService
+} from "./services/Engine.js"
 export {
   McpClient,
   type McpServer,
