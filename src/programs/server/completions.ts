@@ -84,7 +84,7 @@ const usageOf = (tally: TurnTally): NonNullable<TextCompletion["usage"]> => ({
 })
 
 /** A response or chunk holding `text`. */
-const body = (
+const textCompletion = (
   identity: ResponseIdentity,
   text: string,
   finishReason: "stop" | "length" | null,
@@ -106,18 +106,18 @@ const streamed = (context: ChatContext, call: CompletionCall, events: Stream.Str
     const identity = completionIdentity(context.modelId, yield* Clock.currentTimeMillis)
     const tally = new TurnTally()
     return yield* streamedResponse(context, events, {
-      start: () => (call.echo && call.prompt !== "" ? frame(body(identity, call.prompt, null)) : ""),
+      start: () => (call.echo && call.prompt !== "" ? frame(textCompletion(identity, call.prompt, null)) : ""),
       event: (event) => {
         tally.add(event)
-        if (event._tag === "TextDelta") return frame(body(identity, event.text, null))
-        if (event._tag === "Finished") return frame(body(identity, "", event.reason === "length" ? "length" : "stop"))
+        if (event._tag === "TextDelta") return frame(textCompletion(identity, event.text, null))
+        if (event._tag === "Finished") return frame(textCompletion(identity, "", event.reason === "length" ? "length" : "stop"))
         return ""
       },
       finish: () =>
         (call.includeUsage
-          ? frame({ ...body(identity, "", null), choices: [], usage: usageOf(tally) })
+          ? frame({ ...textCompletion(identity, "", null), choices: [], usage: usageOf(tally) })
           : "") + doneFrame,
-      fail: (failure) => frame(envelope(failure)),
+      fail: (failure) => frame(envelope(failure)) + doneFrame,
       tally: () => tally
     }, "text/event-stream", sseHeaders)
   })
@@ -132,7 +132,7 @@ const whole = (context: ChatContext, call: CompletionCall, events: Stream.Stream
       if (event._tag === "TextDelta") text += event.text
     }, () => tally)
     const identity = completionIdentity(context.modelId, yield* Clock.currentTimeMillis)
-    return HttpServerResponse.unsafeJson(body(identity, text, tally.finishReason === "length" ? "length" : "stop", usageOf(tally)))
+    return HttpServerResponse.unsafeJson(textCompletion(identity, text, tally.finishReason === "length" ? "length" : "stop", usageOf(tally)))
   })
 
 const serve = (context: ChatContext, engine: Option.Option<Engine["Type"]>) =>
