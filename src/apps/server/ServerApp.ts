@@ -29,6 +29,7 @@ import * as McpServerApp from "../mcp/McpServerApp.js"
 import * as Admission from "./admission.js"
 import * as AnthropicMessages from "./anthropicMessages.js"
 import { chatCompletions } from "./chatCompletions.js"
+import { completions } from "./completions.js"
 import { embeddings } from "./embeddings.js"
 import { defaultBodyLimits } from "./jsonBody.js"
 import * as Management from "./management.js"
@@ -140,6 +141,7 @@ export const make = (
       HttpRouter.get("/v1/tools", Management.tools(context)),
       HttpRouter.post("/v1/preset", Management.setPreset(context)),
       HttpRouter.post("/v1/chat/completions", chatCompletions(chat)),
+      HttpRouter.post("/v1/completions", completions(chat, yield* Effect.serviceOption(Engine))),
       HttpRouter.post("/v1/messages", AnthropicMessages.messages(chat)),
       HttpRouter.post("/v1/messages/count_tokens", AnthropicMessages.countTokens(chat, yield* Effect.serviceOption(Engine))),
       HttpRouter.post("/v1/embeddings", embeddings({ embedder: yield* Effect.serviceOption(Embedder), modelId, limits: chat.limits, admission })),
