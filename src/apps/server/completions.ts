@@ -16,7 +16,7 @@ import { resolveSampling } from "../../domain/Sampling.js"
 import type { Engine } from "../../services/Engine.js"
 import { ApiError, badRequest, envelope, toResponse } from "./ApiError.js"
 import { decodeRequestBody, readJsonBody } from "./jsonBody.js"
-import { doneFrame } from "./sseEncoder.js"
+import { dataFrame, doneFrame } from "./sseEncoder.js"
 import { newIdentity, type ResponseIdentity, TurnTally } from "./turnEvents.js"
 import { type ChatContext, runWhole, sseHeaders, streamedResponse } from "./turnPipeline.js"
 
@@ -98,26 +98,24 @@ const textCompletion = (
   ...(usage === undefined ? {} : { usage })
 })
 
-const frame = (value: unknown): string => `data: ${JSON.stringify(value)}\n\n`
-
 /** The SSE text of a streamed completion: a chunk per piece of text, the finish reason, the usage when asked, `[DONE]`. */
 const streamed = (context: ChatContext, call: CompletionCall, events: Stream.Stream<ModelEvent, ChatModelError>) =>
   Effect.gen(function*() {
     const identity = completionIdentity(context.modelId, yield* Clock.currentTimeMillis)
     const tally = new TurnTally()
     return yield* streamedResponse(context, events, {
-      start: () => (call.echo && call.prompt !== "" ? frame(textCompletion(identity, call.prompt, null)) : ""),
+      start: () => (call.echo && call.prompt !== "" ? dataFrame(textCompletion(identity, call.prompt, null)) : ""),
       event: (event) => {
         tally.add(event)
-        if (event._tag === "TextDelta") return frame(textCompletion(identity, event.text, null))
-        if (event._tag === "Finished") return frame(textCompletion(identity, "", event.reason === "length" ? "length" : "stop"))
+        if (event._tag === "TextDelta") return dataFrame(textCompletion(identity, event.text, null))
+        if (event._tag === "Finished") return dataFrame(textCompletion(identity, "", event.reason === "length" ? "length" : "stop"))
         return ""
       },
       finish: () =>
         (call.includeUsage
-          ? frame({ ...textCompletion(identity, "", null), choices: [], usage: usageOf(tally) })
+          ? dataFrame({ ...textCompletion(identity, "", null), choices: [], usage: usageOf(tally) })
           : "") + doneFrame,
-      fail: (failure) => frame(envelope(failure)) + doneFrame,
+      fail: (failure) => dataFrame(envelope(failure)) + doneFrame,
       tally: () => tally
     }, "text/event-stream", sseHeaders)
   })

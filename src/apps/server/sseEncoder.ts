@@ -26,7 +26,9 @@ import { objectHeader, type ResponseIdentity, type TurnEvent, TurnTally } from "
 /** The longest tool result an `easyai.tool_result` event carries. */
 export const maxEventResultChars = 4000
 
-const frame = (data: CompletionChunk | ReturnType<typeof envelope>): string => `data: ${JSON.stringify(data)}\n\n`
+/** One SSE `data:` frame holding `data` as JSON. */
+export const dataFrame = (data: unknown): string => `data: ${JSON.stringify(data)}\n\n`
+const frame = (data: CompletionChunk | ReturnType<typeof envelope>): string => dataFrame(data)
 const named = (event: string, data: unknown): string => `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`
 
 /** The closing line of every stream. */
