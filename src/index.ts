@@ -119,7 +119,12 @@ export {
   type Service as ClientService
 } from "./services/Client.js"
 export { Embedder, type Embeddings, type Service as EmbedderService } from "./services/Embedder.js"
-export { Engine, type Native as EngineNative, type Service as EngineService } from "./services/Engine.js"
+export {
+  type CompletionRequest as EngineCompletionRequest,
+  Engine,
+  type Native as EngineNative,
+  type Service as EngineService
+} from "./services/Engine.js"
 export {
   McpClient,
   type McpServer,

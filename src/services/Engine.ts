@@ -8,6 +8,7 @@ import { Context, type Stream } from "effect"
 import type { Llama, LlamaContext, LlamaModel } from "node-llama-cpp"
 import type { ChatModelError } from "../domain/errors.js"
 import type { ModelEvent } from "../domain/ModelEvent.js"
+import type { SamplingParams } from "../domain/Sampling.js"
 import type { ChatRequest, ModelInfo } from "./ChatModel.js"
 
 /**
@@ -21,6 +22,17 @@ export interface Native {
   readonly context: LlamaContext
 }
 
+/** A template-free completion: the model continues `prompt` as is. */
+export interface CompletionRequest {
+  readonly prompt: string
+  /** The shapers; the default preset's when absent. */
+  readonly sampling?: SamplingParams
+  readonly maxTokens?: number
+  readonly stop?: ReadonlyArray<string>
+  /** Overrides the engine's configured seed. */
+  readonly seed?: number
+}
+
 /** The engine's operations. */
 export interface Service {
   readonly info: ModelInfo
@@ -30,6 +42,11 @@ export interface Service {
    * Interrupting the stream stops generation within one token.
    */
   readonly stream: (request: ChatRequest) => Stream.Stream<ModelEvent, ChatModelError>
+  /**
+   * Continues a raw prompt with no chat template: `TextDelta`s, then `Usage`
+   * and `Finished`. Interrupting the stream stops generation within one token.
+   */
+  readonly complete: (request: CompletionRequest) => Stream.Stream<ModelEvent, ChatModelError>
   /** The tokens the request's prompt takes, rendered with the model's chat template (its messages, and its tools unless none are offered). */
   readonly countTokens: (request: ChatRequest) => number
   /** The underlying node-llama-cpp objects. */

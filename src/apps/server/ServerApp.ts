@@ -29,7 +29,8 @@ import * as McpServerApp from "../mcp/McpServerApp.js"
 import * as Admission from "./admission.js"
 import * as AnthropicMessages from "./anthropicMessages.js"
 import { chatCompletions } from "./chatCompletions.js"
-import { embeddings } from "./embeddings.js"
+import { completions } from "./completions.js"
+import { embeddings, ollamaEmbed } from "./embeddings.js"
 import { defaultBodyLimits } from "./jsonBody.js"
 import * as Management from "./management.js"
 import * as Metrics from "./metrics.js"
@@ -131,6 +132,7 @@ export const make = (
       })),
       (built) => Context.get(built, AgentSessions)
     )
+    const embedding = { embedder: yield* Effect.serviceOption(Embedder), modelId, limits: chat.limits, admission }
     const rpc = yield* AgentRpc.make(sessions, admission, metrics, chat.limits)
     const guarded = HttpRouter.empty.pipe(
       HttpRouter.concat(McpServerApp.routes(mcp.transport)),
@@ -140,9 +142,11 @@ export const make = (
       HttpRouter.get("/v1/tools", Management.tools(context)),
       HttpRouter.post("/v1/preset", Management.setPreset(context)),
       HttpRouter.post("/v1/chat/completions", chatCompletions(chat)),
+      HttpRouter.post("/v1/completions", completions(chat, yield* Effect.serviceOption(Engine))),
       HttpRouter.post("/v1/messages", AnthropicMessages.messages(chat)),
       HttpRouter.post("/v1/messages/count_tokens", AnthropicMessages.countTokens(chat, yield* Effect.serviceOption(Engine))),
-      HttpRouter.post("/v1/embeddings", embeddings({ embedder: yield* Effect.serviceOption(Embedder), modelId, limits: chat.limits, admission })),
+      HttpRouter.post("/v1/embeddings", embeddings(embedding)),
+      HttpRouter.post("/api/embed", ollamaEmbed(embedding)),
       HttpRouter.get("/api/tags", Management.ollamaTags(context)),
       HttpRouter.post("/api/show", Management.ollamaShow(context)),
       HttpRouter.post("/api/chat", ollamaChat(chat)),

@@ -16,8 +16,8 @@
  *
  * @module
  */
-import { Either, Option, Schema } from "effect"
-import { optionalNullable } from "../../domain/json.js"
+import { Either, Option } from "effect"
+import { ChatCompletionBody, type WireMessage, type WireResponseFormat, type WireTool } from "../../domain/openai/ChatCompletions.js"
 import { AssistantMessage, type ChatMessage, ToolMessage, UserMessage } from "../../domain/Message.js"
 import type { ResponseFormat } from "../../domain/ResponseFormat.js"
 import { parsePresetPrefix, PresetName, type SamplingOverrides } from "../../domain/Sampling.js"
@@ -27,91 +27,6 @@ import type { ToolChoice } from "../../services/ChatModel.js"
 import { type ApiError, badRequest } from "./ApiError.js"
 import { decodeRequestBody } from "./jsonBody.js"
 
-
-const ContentPart = Schema.Struct({ type: Schema.String, text: Schema.optional(Schema.String) })
-const Content = Schema.NullOr(Schema.Union(Schema.String, Schema.Array(ContentPart)))
-
-const WireToolCall = Schema.Struct({
-  id: Schema.String,
-  type: Schema.optional(Schema.Literal("function")),
-  function: Schema.Struct({
-    name: Schema.String,
-    /** A JSON string per the spec; some clients send the object. */
-    arguments: Schema.optional(Schema.Unknown)
-  })
-})
-
-const WireMessage = Schema.Struct({
-  role: Schema.Literal("system", "developer", "user", "assistant", "tool"),
-  content: Schema.optional(Content),
-  name: optionalNullable(Schema.String),
-  tool_calls: optionalNullable(Schema.Array(WireToolCall)),
-  tool_call_id: optionalNullable(Schema.String),
-  reasoning_content: optionalNullable(Schema.String)
-})
-type WireMessage = typeof WireMessage.Type
-
-const WireTool = Schema.Struct({
-  type: Schema.Literal("function"),
-  function: Schema.Struct({
-    name: Schema.String,
-    description: optionalNullable(Schema.String),
-    parameters: optionalNullable(Schema.Record({ key: Schema.String, value: Schema.Unknown }))
-  })
-})
-
-const WireToolChoice = Schema.Union(
-  Schema.Literal("auto", "none", "required"),
-  Schema.Struct({ type: Schema.Literal("function"), function: Schema.Struct({ name: Schema.String }) })
-)
-
-const Stop = Schema.Union(Schema.String, Schema.Array(Schema.String))
-
-/** OpenAI's `response_format`: free text, any JSON object, or JSON against a schema. */
-const WireResponseFormat = Schema.Union(
-  Schema.Struct({ type: Schema.Literal("text") }),
-  Schema.Struct({ type: Schema.Literal("json_object") }),
-  Schema.Struct({
-    type: Schema.Literal("json_schema"),
-    json_schema: Schema.Struct({
-      name: Schema.String,
-      description: optionalNullable(Schema.String),
-      schema: optionalNullable(Schema.Record({ key: Schema.String, value: Schema.Unknown })),
-      strict: optionalNullable(Schema.Boolean)
-    })
-  })
-)
-
-/** The body of `POST /v1/chat/completions`, as far as the server reads it. */
-export const ChatCompletionBody = Schema.Struct({
-  model: optionalNullable(Schema.String),
-  messages: Schema.Array(WireMessage).pipe(Schema.minItems(1, { message: () => "messages must not be empty" })),
-  tools: optionalNullable(Schema.Array(WireTool)),
-  tool_choice: optionalNullable(WireToolChoice),
-  stream: optionalNullable(Schema.Boolean),
-  stream_options: optionalNullable(Schema.Struct({
-    include_usage: optionalNullable(Schema.Boolean),
-    /** easyai: send the `easyai.*` SSE events (default false: a plain OpenAI stream; or the `X-Easyai-Events: on` header). */
-    easyai_events: optionalNullable(Schema.Boolean),
-    /** easyai: with the events on, send `easyai.prompt_progress` events too (default true). */
-    easyai_prompt_progress: optionalNullable(Schema.Boolean),
-    /** easyai: put a one-line indicator of each server-side tool call in the content stream (default false). */
-    easyai_tool_indicators: optionalNullable(Schema.Boolean)
-  })),
-  temperature: optionalNullable(Schema.Number.pipe(Schema.between(0, 5))),
-  top_p: optionalNullable(Schema.Number.pipe(Schema.between(0, 1))),
-  top_k: optionalNullable(Schema.Int.pipe(Schema.nonNegative())),
-  min_p: optionalNullable(Schema.Number.pipe(Schema.between(0, 1))),
-  max_tokens: optionalNullable(Schema.Int.pipe(Schema.positive())),
-  max_completion_tokens: optionalNullable(Schema.Int.pipe(Schema.positive())),
-  stop: optionalNullable(Stop),
-  response_format: optionalNullable(WireResponseFormat),
-  n: optionalNullable(Schema.Literal(1)),
-  /** easyai: this request's sampling preset (an inline prefix in the message still wins). */
-  preset: optionalNullable(PresetName)
-})
-/** The body of `POST /v1/chat/completions`. */
-export type ChatCompletionBody = typeof ChatCompletionBody.Type
 
 /** What the client asked to see in a stream. */
 export interface StreamOptions {
@@ -143,7 +58,6 @@ export interface ChatCall {
   readonly stream: boolean
   readonly streamOptions: StreamOptions
 }
-
 
 const textOf = (content: WireMessage["content"], where: string): Either.Either<string, ApiError> => {
   if (content === undefined || content === null) return Either.right("")

@@ -6,6 +6,7 @@
  *
  * @module
  */
+import type { Completion } from "../../domain/openai/ChatCompletions.js"
 import type { ToolCall } from "../../domain/ToolCall.js"
 import { objectHeader, type ResponseIdentity, type TurnEvent, TurnTally } from "./turnEvents.js"
 
@@ -45,8 +46,8 @@ export class CompletionBuilder {
   }
 
   /** The completion object. */
-  build(identity: ResponseIdentity): Record<string, unknown> {
-    const message: Record<string, unknown> = {
+  build(identity: ResponseIdentity): Completion {
+    const message: NonNullable<Completion["choices"][number]["message"]> = {
       role: "assistant",
       content: this.calls.length > 0 && this.text === "" ? null : this.text,
       ...(this.reasoning === "" ? {} : { reasoning_content: this.reasoning }),

@@ -32,10 +32,10 @@ export interface ManagementContext extends ChatContext {
 
 /** The APIs this server answers, for `/health`'s `compat` block. */
 export const compat = {
-  openai: ["/v1/chat/completions", "/v1/models"],
+  openai: ["/v1/chat/completions", "/v1/completions", "/v1/embeddings", "/v1/models"],
   easyai: ["/v1/tools", "/v1/preset", "/props", "/metrics", "/health"],
   anthropic: ["/v1/messages", "/v1/messages/count_tokens"],
-  ollama: ["/api/tags", "/api/show", "/api/chat", "/api/generate"],
+  ollama: ["/api/tags", "/api/show", "/api/chat", "/api/generate", "/api/embed"],
   mcp: ["/mcp"]
 }
 

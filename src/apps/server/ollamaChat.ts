@@ -32,7 +32,7 @@ import type { TurnEvent, TurnTally } from "./turnEvents.js"
 import { type ChatContext, runWhole, startTurn, streamedResponse } from "./turnPipeline.js"
 
 /** A failure as Ollama's clients read it. */
-const ollamaError = (error: ApiError) => HttpServerResponse.unsafeJson({ error: error.detail }, { status: error.status })
+export const ollamaError = (error: ApiError) => HttpServerResponse.unsafeJson({ error: error.detail }, { status: error.status })
 
 const formatOf = (format: OllamaChatRequest["format"]): ResponseFormat | undefined =>
   format === undefined || format === null || format === ""

@@ -17,6 +17,7 @@
  *
  * @module
  */
+import type { CompletionChunk, Delta } from "../../domain/openai/ChatCompletions.js"
 import type { ToolCall, ToolResult } from "../../domain/ToolCall.js"
 import { type ApiError, envelope } from "./ApiError.js"
 import type { StreamOptions } from "./chatRequest.js"
@@ -25,7 +26,9 @@ import { objectHeader, type ResponseIdentity, type TurnEvent, TurnTally } from "
 /** The longest tool result an `easyai.tool_result` event carries. */
 export const maxEventResultChars = 4000
 
-const frame = (data: unknown): string => `data: ${JSON.stringify(data)}\n\n`
+/** One SSE `data:` frame holding `data` as JSON. */
+export const dataFrame = (data: unknown): string => `data: ${JSON.stringify(data)}\n\n`
+const frame = (data: CompletionChunk | ReturnType<typeof envelope>): string => dataFrame(data)
 const named = (event: string, data: unknown): string => `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`
 
 /** The closing line of every stream. */
@@ -50,7 +53,7 @@ export class SseEncoder {
     private readonly options: StreamOptions
   ) {}
 
-  private chunk(delta: Record<string, unknown>, finishReason: string | null = null): string {
+  private chunk(delta: Delta, finishReason: string | null = null): string {
     return frame({ ...objectHeader(this.identity, "chat.completion.chunk"), choices: [{ index: 0, delta, finish_reason: finishReason }] })
   }
 

@@ -8,6 +8,7 @@
  */
 import type { AgentEvent } from "../../domain/AgentEvent.js"
 import type { FinishReason, ModelEvent, Usage } from "../../domain/ModelEvent.js"
+import type { Timings, WireUsage } from "../../domain/openai/ChatCompletions.js"
 
 /** An event of a served turn. */
 export type TurnEvent = AgentEvent | ModelEvent
@@ -80,7 +81,7 @@ export class TurnTally {
   }
 
   /** OpenAI's `usage` object. */
-  usage(): Record<string, unknown> {
+  usage(): WireUsage {
     return {
       prompt_tokens: this.promptTokens,
       completion_tokens: this.completionTokens,
@@ -90,7 +91,7 @@ export class TurnTally {
   }
 
   /** llama.cpp's `timings` object, with easyai's context fill. */
-  timings(): Record<string, unknown> {
+  timings(): Timings {
     return {
       cache_n: this.cachedTokens,
       prompt_n: this.promptTokens - this.cachedTokens,

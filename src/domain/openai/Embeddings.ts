@@ -10,16 +10,23 @@ import { optionalNullable } from "../json.js"
 /** The most texts one request may embed. */
 export const maxEmbeddingInputs = 256
 
+/** What to embed: one text, or a list of 1 to {@link maxEmbeddingInputs} (Ollama's `/api/embed` takes the same). */
+export const EmbeddingInput = Schema.Union(
+  Schema.String,
+  Schema.Array(Schema.String).pipe(
+    Schema.minItems(1, { message: () => "input must not be empty" }),
+    Schema.maxItems(maxEmbeddingInputs, { message: () => `input holds at most ${maxEmbeddingInputs} texts` })
+  )
+)
+
+/** The texts of an {@link EmbeddingInput}, in order. */
+export const inputTexts = (input: typeof EmbeddingInput.Type): ReadonlyArray<string> =>
+  typeof input === "string" ? [input] : input
+
 /** The request: one text or a list of them, and how the vectors are written. */
 export const EmbeddingsRequest = Schema.Struct({
   model: optionalNullable(Schema.String),
-  input: Schema.Union(
-    Schema.String,
-    Schema.Array(Schema.String).pipe(
-      Schema.minItems(1, { message: () => "input must not be empty" }),
-      Schema.maxItems(maxEmbeddingInputs, { message: () => `input holds at most ${maxEmbeddingInputs} texts` })
-    )
-  ),
+  input: EmbeddingInput,
   /** `float` (the default): arrays of numbers; `base64`: little-endian float32 bytes. */
   encoding_format: optionalNullable(Schema.Literal("float", "base64")),
   dimensions: optionalNullable(Schema.Int),

@@ -33,7 +33,8 @@ import { type FailureContext, statusFailure, transportFailure } from "./failures
 import * as Sse from "./sse.js"
 import * as HttpClientLive from "../http/HttpClientLive.js"
 import { makeTransport, type SendFailure, type Transport } from "./transport.js"
-import { AnyObject, Completion, CompletionChunk, ModelList, requestBody, ToolList } from "./wire.js"
+import { Completion, CompletionChunk, ModelList } from "../../domain/openai/ChatCompletions.js"
+import { AnyObject, requestBody, ToolList } from "./wire.js"
 
 /** The longest piece of a bad body quoted in an error. */
 const maxQuoted = 200

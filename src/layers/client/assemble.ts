@@ -22,7 +22,7 @@ import {
 } from "../../domain/ModelEvent.js"
 import { newToolCallId, ToolCall } from "../../domain/ToolCall.js"
 import { serverFailure } from "./failures.js"
-import type { Completion, CompletionChunk, Timings, ToolCallDelta, WireUsage } from "./wire.js"
+import type { Completion, CompletionChunk, Timings, ToolCallDelta, WireUsage } from "../../domain/openai/ChatCompletions.js"
 
 interface Pending {
   id: string | undefined

@@ -9,7 +9,7 @@
 import { Either, Schema } from "effect"
 import { type ChatModelError, ContextOverflow, ModelError } from "../../domain/errors.js"
 import type { HttpStatusError, TransportError } from "../../domain/httpErrors.js"
-import { ErrorBody, type WireError } from "./wire.js"
+import { ErrorBody, type WireError } from "../../domain/openai/ChatCompletions.js"
 
 /** The longest server message quoted in an error. */
 const maxQuoted = 500

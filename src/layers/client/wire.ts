@@ -8,6 +8,7 @@
  */
 import { Schema } from "effect"
 import { optionalNullable } from "../../domain/json.js"
+import type { ChatCompletionBody, WireMessage, WireResponseFormat, WireTool, WireToolChoice } from "../../domain/openai/ChatCompletions.js"
 import type { ClientConfig } from "../../domain/ClientConfig.js"
 import type { ChatMessage } from "../../domain/Message.js"
 import type { ResponseFormat } from "../../domain/ResponseFormat.js"
@@ -17,7 +18,7 @@ import type { ChatRequest, ToolChoice } from "../../services/ChatModel.js"
 /** A JSON object as sent on the wire. */
 export type JsonObject = Record<string, unknown>
 
-const message = (item: ChatMessage): JsonObject => {
+const message = (item: ChatMessage): typeof WireMessage.Encoded => {
   switch (item._tag) {
     case "SystemMessage":
       return { role: "system", content: item.content }
@@ -40,7 +41,7 @@ const message = (item: ChatMessage): JsonObject => {
   }
 }
 
-const tool = (spec: ToolSpec): JsonObject => ({
+const tool = (spec: ToolSpec): typeof WireTool.Encoded => ({
   type: "function",
   function: {
     name: spec.name,
@@ -49,7 +50,7 @@ const tool = (spec: ToolSpec): JsonObject => ({
   }
 })
 
-const toolChoice = (choice: ToolChoice): unknown =>
+const toolChoice = (choice: ToolChoice): typeof WireToolChoice.Encoded =>
   typeof choice === "string" ? choice : { type: "function", function: { name: choice.name } }
 
 /** Adds `key: value` unless the value is absent. */
@@ -58,7 +59,7 @@ const put = (body: JsonObject, key: string, value: unknown): void => {
 }
 
 /** OpenAI's `response_format` for a shaped answer. */
-const responseFormat = (format: ResponseFormat): JsonObject =>
+const responseFormat = (format: ResponseFormat): typeof WireResponseFormat.Encoded =>
   format.type === "json_object"
     ? { type: "json_object" }
     : { type: "json_schema", json_schema: { name: format.name, schema: format.schema, strict: true } }
@@ -69,154 +70,43 @@ const responseFormat = (format: ResponseFormat): JsonObject =>
  * `stream: true` with usage, and the configured extra body merged last.
  */
 export const requestBody = (request: ChatRequest, config: ClientConfig): JsonObject => {
-  const body: JsonObject = {}
-  put(body, "model", config.model)
-  body["messages"] = request.messages.map(message)
-  if (request.tools.length > 0) {
-    body["tools"] = request.tools.map(tool)
-    put(body, "tool_choice", request.toolChoice === undefined ? undefined : toolChoice(request.toolChoice))
-  } else if (request.toolChoice === "none") {
-    body["tool_choice"] = "none"
-  }
   const sampling = { ...config.sampling, ...request.sampling }
-  put(body, "temperature", sampling.temperature)
-  put(body, "top_p", sampling.topP)
-  put(body, "top_k", sampling.topK)
-  put(body, "min_p", sampling.minP)
-  put(body, "repeat_penalty", config.penalties?.repeatPenalty)
-  put(body, "frequency_penalty", config.penalties?.frequencyPenalty)
-  put(body, "presence_penalty", config.penalties?.presencePenalty)
-  put(body, "max_tokens", request.maxTokens ?? config.maxTokens)
+  const maxTokens = request.maxTokens ?? config.maxTokens
   const stop = request.stop ?? config.stop
-  if (stop !== undefined && stop.length > 0) body["stop"] = [...stop]
-  put(body, "seed", config.seed)
-  if (request.responseFormat !== undefined) body["response_format"] = responseFormat(request.responseFormat)
-  body["stream"] = true
-  // Other servers ignore the easyai_* fields. easyai's own events (prompt progress, server-side tool calls) come only to a client that asks for them.
-  body["stream_options"] = {
-    include_usage: true,
-    easyai_events: true,
-    ...(config.promptProgress === false ? { easyai_prompt_progress: false } : {})
+  const offered = request.tools.length > 0
+  // What easyai's server reads, typed by the Schema it decodes with.
+  const body: typeof ChatCompletionBody.Encoded = {
+    ...(config.model === undefined ? {} : { model: config.model }),
+    messages: request.messages.map(message),
+    ...(offered ? { tools: request.tools.map(tool) } : {}),
+    ...(offered && request.toolChoice !== undefined ? { tool_choice: toolChoice(request.toolChoice) } : {}),
+    ...(!offered && request.toolChoice === "none" ? { tool_choice: "none" as const } : {}),
+    ...(sampling.temperature === undefined ? {} : { temperature: sampling.temperature }),
+    ...(sampling.topP === undefined ? {} : { top_p: sampling.topP }),
+    ...(sampling.topK === undefined ? {} : { top_k: sampling.topK }),
+    ...(sampling.minP === undefined ? {} : { min_p: sampling.minP }),
+    ...(maxTokens === undefined ? {} : { max_tokens: maxTokens }),
+    ...(stop !== undefined && stop.length > 0 ? { stop: [...stop] } : {}),
+    ...(request.responseFormat === undefined ? {} : { response_format: responseFormat(request.responseFormat) }),
+    stream: true,
+    // Other servers ignore the easyai_* fields. easyai's own events (prompt progress, server-side tool calls) come only to a client that asks for them.
+    stream_options: {
+      include_usage: true,
+      easyai_events: true,
+      ...(config.promptProgress === false ? { easyai_prompt_progress: false } : {})
+    }
   }
-  return { ...body, ...config.extraBody }
+  // What other servers read and easyai's leaves to its operator: the penalties and the seed.
+  const extra: JsonObject = {}
+  put(extra, "repeat_penalty", config.penalties?.repeatPenalty)
+  put(extra, "frequency_penalty", config.penalties?.frequencyPenalty)
+  put(extra, "presence_penalty", config.penalties?.presencePenalty)
+  put(extra, "seed", config.seed)
+  return { ...body, ...extra, ...config.extraBody }
 }
 
 // ---------------------------------------------------------------------------
 // Responses.
-
-
-/** One fragment of a tool call in a stream chunk. */
-export const ToolCallDelta = Schema.Struct({
-  index: optionalNullable(Schema.Number),
-  id: optionalNullable(Schema.String),
-  type: optionalNullable(Schema.String),
-  function: optionalNullable(Schema.Struct({
-    name: optionalNullable(Schema.String),
-    arguments: optionalNullable(Schema.String)
-  }))
-})
-/** One fragment of a tool call in a stream chunk. */
-export type ToolCallDelta = typeof ToolCallDelta.Type
-
-const Delta = Schema.Struct({
-  content: optionalNullable(Schema.String),
-  /** llama.cpp, DeepSeek. */
-  reasoning_content: optionalNullable(Schema.String),
-  /** vLLM, OpenRouter. */
-  reasoning: optionalNullable(Schema.String),
-  tool_calls: optionalNullable(Schema.Array(ToolCallDelta))
-})
-
-/** Token accounting, as OpenAI reports it. */
-export const WireUsage = Schema.Struct({
-  prompt_tokens: optionalNullable(Schema.Number),
-  completion_tokens: optionalNullable(Schema.Number),
-  prompt_tokens_details: optionalNullable(Schema.Struct({ cached_tokens: optionalNullable(Schema.Number) }))
-})
-/** Token accounting, as OpenAI reports it. */
-export type WireUsage = typeof WireUsage.Type
-
-/** llama.cpp's own timings, sent next to the usage. */
-export const Timings = Schema.Struct({
-  cache_n: optionalNullable(Schema.Number),
-  prompt_n: optionalNullable(Schema.Number),
-  predicted_n: optionalNullable(Schema.Number),
-  predicted_per_second: optionalNullable(Schema.Number),
-  /** easyai's context fill after the turn, and the context's size. */
-  n_ctx_used: optionalNullable(Schema.Number),
-  n_ctx: optionalNullable(Schema.Number)
-})
-/** llama.cpp's own timings, sent next to the usage. */
-export type Timings = typeof Timings.Type
-
-/** An error a server reports in a body (a status body or a mid-stream chunk). */
-export const WireError = Schema.Union(
-  Schema.String,
-  Schema.Struct({
-    message: optionalNullable(Schema.String),
-    type: optionalNullable(Schema.String),
-    code: optionalNullable(Schema.Union(Schema.String, Schema.Number)),
-    n_prompt_tokens: optionalNullable(Schema.Number),
-    n_ctx: optionalNullable(Schema.Number)
-  })
-)
-/** An error a server reports in a body (a status body or a mid-stream chunk). */
-export type WireError = typeof WireError.Type
-
-/** One `data:` chunk of a streamed completion. */
-export const CompletionChunk = Schema.Struct({
-  choices: optionalNullable(Schema.Array(Schema.Struct({
-    index: optionalNullable(Schema.Number),
-    delta: optionalNullable(Delta),
-    finish_reason: optionalNullable(Schema.String)
-  }))),
-  usage: optionalNullable(WireUsage),
-  timings: optionalNullable(Timings),
-  error: optionalNullable(WireError),
-  /** easyai's `easyai.prompt_progress` event: prompt tokens read so far (cached included) of the prompt's total. */
-  prompt_progress: optionalNullable(Schema.Struct({ processed: Schema.Number, total: Schema.Number }))
-})
-/** One `data:` chunk of a streamed completion. */
-export type CompletionChunk = typeof CompletionChunk.Type
-
-/** A whole (non-streamed) completion, for servers that ignore `stream: true`. */
-export const Completion = Schema.Struct({
-  choices: Schema.Array(Schema.Struct({
-    message: optionalNullable(Schema.Struct({
-      content: optionalNullable(Schema.String),
-      reasoning_content: optionalNullable(Schema.String),
-      reasoning: optionalNullable(Schema.String),
-      tool_calls: optionalNullable(Schema.Array(Schema.Struct({
-        id: optionalNullable(Schema.String),
-        function: Schema.Struct({
-          name: Schema.String,
-          /** A JSON string per the spec; a few servers send the object itself. */
-          arguments: optionalNullable(Schema.Unknown)
-        })
-      })))
-    })),
-    finish_reason: optionalNullable(Schema.String)
-  })),
-  usage: optionalNullable(WireUsage),
-  timings: optionalNullable(Timings)
-})
-/** A whole (non-streamed) completion. */
-export type Completion = typeof Completion.Type
-
-/** A status body: `{"error": …}` in OpenAI's shape or llama.cpp's, or a bare `{"message": …}`. */
-export const ErrorBody = Schema.Struct({
-  error: optionalNullable(WireError),
-  message: optionalNullable(Schema.String)
-})
-
-/** `GET /v1/models`. */
-export const ModelList = Schema.Struct({
-  data: Schema.Array(Schema.Struct({
-    id: Schema.String,
-    owned_by: optionalNullable(Schema.String),
-    created: optionalNullable(Schema.Number)
-  }))
-})
 
 const ToolEntry = Schema.Struct({
   name: optionalNullable(Schema.String),

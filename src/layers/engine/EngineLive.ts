@@ -22,7 +22,8 @@ import { defaultPreset, Penalties, presets } from "../../domain/Sampling.js"
 import type { ResponseFormat } from "../../domain/ResponseFormat.js"
 import type { ToolSpec } from "../../domain/ToolCall.js"
 import type { ChatRequest } from "../../services/ChatModel.js"
-import { Engine, type Service } from "../../services/Engine.js"
+import { type CompletionRequest, Engine, type Service } from "../../services/Engine.js"
+import { complete } from "./completion.js"
 import { callSchema, forcedTools } from "./forcedCall.js"
 import { generate, type Mode, tokenBudget } from "./generate.js"
 import { toGbnfSchema } from "./gbnfSchema.js"
@@ -151,6 +152,27 @@ const make = (config: EngineConfig) =>
         })
       })).pipe(Stream.withSpan("Engine.stream"))
 
+    const completeStream = (request: CompletionRequest) =>
+      Stream.unwrapScoped(Effect.gen(function*() {
+        const tokens = model.tokenize(request.prompt)
+        if (overflow === "fail" && tokens.length + 1 >= contextSize) {
+          return yield* new ContextOverflow({ promptTokens: tokens.length, contextSize })
+        }
+        const slot = yield* pool.acquire(tokens)
+        const seed = request.seed ?? config.seed
+        return yield* complete({
+          slot,
+          prompt: tokens,
+          contextSize,
+          sampling: request.sampling ?? presets[defaultPreset],
+          penalties,
+          overflow,
+          ...(request.maxTokens === undefined ? {} : { maxTokens: request.maxTokens }),
+          ...(request.stop === undefined ? {} : { stop: request.stop }),
+          ...(seed === undefined ? {} : { seed })
+        })
+      })).pipe(Stream.withSpan("Engine.complete"))
+
     const service: Service = {
       info: {
         name: model.fileInfo.metadata.general.name ?? path.basename(config.modelPath),
@@ -158,6 +180,7 @@ const make = (config: EngineConfig) =>
         contextSize
       },
       stream,
+      complete: completeStream,
       countTokens: (request) =>
         promptTokens(
           toChatHistory(request.messages),

@@ -47,16 +47,10 @@ export type Mode =
   | { readonly _tag: "Forced"; readonly grammar: LlamaJsonSchemaGrammar<GbnfJsonSchema> }
   | { readonly _tag: "Shaped"; readonly grammar: LlamaGrammar }
 
-/** Everything one generation needs. */
-export interface Generation {
+/** What every run of the model on a sequence needs: the sequence, the window, the shapers and the limits. */
+export interface SequenceRun {
   readonly slot: Slot
-  readonly history: Array<ChatHistoryItem>
-  readonly mode: Mode
-  readonly promptTokens: number
-  readonly cachedTokens: number
   readonly contextSize: number
-  /** Prompt tokens evaluated per batch. */
-  readonly batchSize: number
   readonly sampling: SamplingParams
   readonly penalties: Penalties
   readonly overflow: OverflowStrategy
@@ -65,6 +59,16 @@ export interface Generation {
   readonly seed?: number
   /** Records what only the generation knows (parse path, raw output) on the `Engine.stream` span. */
   readonly annotate?: (attributes: Readonly<Record<string, unknown>>) => void
+}
+
+/** Everything one generation needs. */
+export interface Generation extends SequenceRun {
+  readonly history: Array<ChatHistoryItem>
+  readonly mode: Mode
+  readonly promptTokens: number
+  readonly cachedTokens: number
+  /** Prompt tokens evaluated per batch. */
+  readonly batchSize: number
 }
 
 /** What the token budget of a generation depends on. */
@@ -92,7 +96,8 @@ const maxTokens = (generation: Generation): { readonly maxTokens?: number } => {
   return budget === undefined ? {} : { maxTokens: budget }
 }
 
-const repeatPenalty = (penalties: Penalties): LLamaContextualRepeatPenalty | false =>
+/** The load-time penalties as node-llama-cpp takes them, `false` when all are off. */
+export const repeatPenalty = (penalties: Penalties): LLamaContextualRepeatPenalty | false =>
   penalties.repeatPenalty === 1 && penalties.frequencyPenalty === 0 && penalties.presencePenalty === 0
     ? false
     : {
@@ -126,13 +131,20 @@ const rawOutput = (result: LlamaChatResponse<ChatModelFunctions | undefined>): s
 const cutShort = (stopReason: LlamaChatResponse["metadata"]["stopReason"]): boolean =>
   stopReason === "maxTokens" || stopReason === "customStopTrigger"
 
-const failure = (error: unknown, generation: Generation): ChatModelError => {
+/** A run node-llama-cpp gave up on, as the typed error: `what` names the run ("generation", "completion"). */
+export const runFailure = (
+  error: unknown,
+  what: string,
+  run: { readonly promptTokens: number; readonly contextSize: number }
+): ChatModelError => {
   const text = errorText(error)
   // node-llama-cpp's own context shift gives up when even the system prompt does not fit.
   return text.includes("fits the context size")
-    ? new ContextOverflow({ promptTokens: generation.promptTokens, contextSize: generation.contextSize })
-    : new ModelError({ reason: "BadResponse", detail: `local generation failed: ${text}`, cause: error })
+    ? new ContextOverflow({ promptTokens: run.promptTokens, contextSize: run.contextSize })
+    : new ModelError({ reason: "BadResponse", detail: `local ${what} failed: ${text}`, cause: error })
 }
+
+const failure = (error: unknown, generation: Generation): ChatModelError => runFailure(error, "generation", generation)
 
 /**
  * The events below are built from the engine's own counters, never from

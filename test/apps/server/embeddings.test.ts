@@ -6,6 +6,7 @@
 import { describe, expect, layer } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import { Embedder, LocalChatModel, RemoteChatModel } from "easyai"
+import { Ollama } from "ollama"
 import OpenAI from "openai"
 import { engineConfig, testModels } from "../../support/models.js"
 import { baseUrl, field, json, scriptedServer, send, served } from "../../support/server.js"
@@ -65,6 +66,27 @@ describe(`POST /v1/embeddings on ${model.name}`, () => {
         // And it still serves.
         expect((yield* send("POST", "/v1/embeddings", { json: { input: "a" } })).status).toBe(200)
       }))
+
+    it.effect("the Ollama client's embed gets the same vectors in Ollama's shape, and its errors as Ollama's", () =>
+      Effect.gen(function*() {
+        const input = ["The dog ran to the park.", "Lily ate soup and bread."]
+        const host = yield* baseUrl
+        const viaOllama = yield* Effect.promise(() => new Ollama({ host }).embed({ model: "nomic-embed-text", input }))
+        const client = yield* sdk
+        const viaOpenAi = (yield* Effect.promise(() => client.embeddings.create({ model: "x", input, encoding_format: "float" }))).data
+        expect(viaOllama.model).toBe("nomic-embed-text")
+        expect(viaOllama.embeddings).toEqual(viaOpenAi.map((item) => item.embedding))
+        expect(viaOllama.prompt_eval_count).toBeGreaterThan(0)
+        // One text is one vector too.
+        const one = yield* Effect.promise(() => new Ollama({ host }).embed({ model: "m", input: "Once upon a time" }))
+        expect(one.embeddings).toHaveLength(1)
+        // Hostile input is a 400 in Ollama's `{"error": …}`, which its client raises with the message.
+        const tooMany = yield* send("POST", "/api/embed", { json: { model: "m", input: Array.from({ length: 257 }, () => "a") } })
+        expect(tooMany.status).toBe(400)
+        expect(String(field(json(tooMany), "error"))).toMatch(/^invalid request: input: /)
+        const refused = yield* Effect.flip(Effect.tryPromise(() => new Ollama({ host }).embed({ model: "m", input: [] })))
+        expect(String(refused.cause)).toMatch(/invalid request: input: /)
+      }))
   })
 })
 
@@ -75,6 +97,13 @@ describe("POST /v1/embeddings on a model without embeddings", () => {
         const reply = yield* send("POST", "/v1/embeddings", { json: { input: "a" } })
         expect(reply.status).toBe(404)
         expect(field(json(reply), "error", "code")).toBe("embeddings_not_supported")
+      }))
+
+    it.effect("and /api/embed answers 404 in Ollama's shape", () =>
+      Effect.gen(function*() {
+        const reply = yield* send("POST", "/api/embed", { json: { model: "m", input: "a" } })
+        expect(reply.status).toBe(404)
+        expect(String(field(json(reply), "error"))).toContain("no embeddings")
       }))
   })
 })
