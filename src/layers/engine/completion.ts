@@ -5,10 +5,12 @@
  *
  * @module
  */
-import { Effect, Queue, type Scope, Stream, Take } from "effect"
+import { Effect, type Scope, type Stream } from "effect"
 import { LlamaCompletion, type Token } from "node-llama-cpp"
 import type { ChatModelError } from "../../domain/errors.js"
-import { Finished, type ModelEvent, TextDelta, Usage } from "../../domain/ModelEvent.js"
+import { Finished, type ModelEvent, Usage } from "../../domain/ModelEvent.js"
+import { DeltaBatcher } from "./deltaBatcher.js"
+import { EventOutlet } from "./eventOutlet.js"
 import { repeatPenalty, runFailure, type SequenceRun, tokenBudget } from "./generate.js"
 
 /** Everything one completion needs. */
@@ -23,7 +25,8 @@ export interface Completion extends SequenceRun {
  */
 export const complete = (completion: Completion): Effect.Effect<Stream.Stream<ModelEvent, ChatModelError>, never, Scope.Scope> =>
   Effect.gen(function*() {
-    const queue = yield* Queue.unbounded<Take.Take<ModelEvent, ChatModelError>>()
+    const outlet = new EventOutlet<ModelEvent, ChatModelError>()
+    const batcher = new DeltaBatcher((event) => outlet.offer(event))
     const { sequence } = completion.slot
     // The sequence's own LlamaChat stays in the pool: a completion is a second, short-lived user of it.
     const llama = new LlamaCompletion({ contextSequence: sequence })
@@ -39,9 +42,7 @@ export const complete = (completion: Completion): Effect.Effect<Stream.Stream<Mo
     const running = llama.generateCompletionWithMeta([...completion.prompt], {
       signal: controller.signal,
       stopOnAbortSignal: false,
-      onTextChunk: (text) => {
-        if (text !== "") Queue.unsafeOffer(queue, Take.of(new TextDelta({ text })))
-      },
+      onTextChunk: (text) => batcher.delta("Text", text),
       temperature: sampling.temperature,
       topK: sampling.topK,
       topP: sampling.topP,
@@ -56,16 +57,14 @@ export const complete = (completion: Completion): Effect.Effect<Stream.Stream<Mo
       (result) => {
         settled = true
         const used = sequence.tokenMeter.diff(meter)
-        Queue.unsafeOffer(queue, Take.of(new Usage({ promptTokens: completion.prompt.length, completionTokens: used.usedOutputTokens, contextSize: completion.contextSize })))
-        Queue.unsafeOffer(queue, Take.of(new Finished({ reason: result.metadata.stopReason === "maxTokens" ? "length" : "stop" })))
-        Queue.unsafeOffer(queue, Take.end)
+        batcher.event(new Usage({ promptTokens: completion.prompt.length, completionTokens: used.usedOutputTokens, contextSize: completion.contextSize }))
+        batcher.event(new Finished({ reason: result.metadata.stopReason === "maxTokens" ? "length" : "stop" }))
+        outlet.end()
       },
       (error: unknown) => {
         settled = true
-        Queue.unsafeOffer(
-          queue,
-          Take.fail(runFailure(error, "completion", { promptTokens: completion.prompt.length, contextSize: completion.contextSize }))
-        )
+        batcher.flush()
+        outlet.fail(runFailure(error, "completion", { promptTokens: completion.prompt.length, contextSize: completion.contextSize }))
       }
     )
     yield* Effect.addFinalizer(() =>
@@ -74,5 +73,5 @@ export const complete = (completion: Completion): Effect.Effect<Stream.Stream<Mo
         return stopped
       }).pipe(Effect.ensuring(Effect.sync(() => llama.dispose({ disposeSequence: false }))))
     )
-    return Stream.fromQueue(queue).pipe(Stream.flattenTake)
+    return outlet.stream
   })

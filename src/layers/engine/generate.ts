@@ -8,7 +8,7 @@
  *
  * @module
  */
-import { Effect, Either, Queue, Schedule, type Scope, Stream, Take } from "effect"
+import { Effect, Either, Schedule, type Scope, type Stream } from "effect"
 import type {
   ChatHistoryItem,
   ChatModelFunctions,
@@ -33,6 +33,7 @@ import {
 import type { Penalties, SamplingParams } from "../../domain/Sampling.js"
 import { newToolCallId, ToolCall } from "../../domain/ToolCall.js"
 import { DeltaBatcher } from "./deltaBatcher.js"
+import { EventOutlet } from "./eventOutlet.js"
 import { readForcedCall } from "./forcedCall.js"
 import { MarkupScanner, type Piece } from "./markup.js"
 import type { Slot } from "./sequencePool.js"
@@ -154,9 +155,9 @@ const failure = (error: unknown, generation: Generation): ChatModelError => runF
 const trusted = true
 
 /**
- * Receives node-llama-cpp's per-token callbacks and turns them into events on
- * a queue. The callbacks are synchronous and frequent, so offering to the
- * queue must not fork a fiber, and close deltas are coalesced.
+ * Receives node-llama-cpp's per-token callbacks and turns them into events.
+ * The callbacks are synchronous and frequent: close deltas are coalesced, and
+ * the outlet delivers them off the token loop.
  */
 class TurnSink {
   private readonly batcher: DeltaBatcher
@@ -169,9 +170,9 @@ class TurnSink {
 
   constructor(
     private readonly generation: Generation,
-    private readonly queue: Queue.Queue<Take.Take<ModelEvent, ChatModelError>>
+    private readonly outlet: EventOutlet<ModelEvent, ChatModelError>
   ) {
-    this.batcher = new DeltaBatcher((event) => Queue.unsafeOffer(queue, Take.of(event)))
+    this.batcher = new DeltaBatcher((event) => outlet.offer(event))
     this.meterAtStart = generation.slot.sequence.tokenMeter.getState()
   }
 
@@ -255,12 +256,12 @@ class TurnSink {
       }, trusted)
     )
     this.emit(new Finished({ reason: finishReason(result.metadata.stopReason, calls.length > 0) }, trusted))
-    Queue.unsafeOffer(this.queue, Take.end)
+    this.outlet.end()
   }
 
   fail(error: ChatModelError): void {
     this.batcher.flush()
-    Queue.unsafeOffer(this.queue, Take.fail(error))
+    this.outlet.fail(error)
   }
 }
 
@@ -317,8 +318,8 @@ export const generate = (
   generation: Generation
 ): Effect.Effect<Stream.Stream<ModelEvent, ChatModelError>, never, Scope.Scope> =>
   Effect.gen(function*() {
-    const queue = yield* Queue.unbounded<Take.Take<ModelEvent, ChatModelError>>()
-    const sink = new TurnSink(generation, queue)
+    const outlet = new EventOutlet<ModelEvent, ChatModelError>()
+    const sink = new TurnSink(generation, outlet)
     sink.emit(new PromptProgress({ processed: generation.cachedTokens, total: generation.promptTokens }, trusted))
     const controller = new AbortController()
     const running = start(generation, sink, controller.signal)
@@ -341,5 +342,5 @@ export const generate = (
         return stopped
       })
     )
-    return Stream.fromQueue(queue).pipe(Stream.flattenTake)
+    return outlet.stream
   })
