@@ -11,7 +11,7 @@
  */
 import { fork } from "node:child_process"
 import { fileURLToPath } from "node:url"
-import { Agent, fetch, request as undiciRequest } from "undici"
+import { Agent, request as undiciRequest } from "undici"
 import { field, percentile } from "./stats.js"
 
 /** One streamed completion as the client saw it. */
@@ -60,12 +60,12 @@ export type Answer =
 /** One streamed completion: time to the first content delta, tokens from the final `timings.predicted_n`. */
 const streamCall = async (agent: Agent, url: string, headers: Record<string, string>, body: string): Promise<StreamRun> => {
   const start = performance.now()
-  const response = await fetch(url, { method: "POST", dispatcher: agent, headers, body })
-  if (!response.ok || response.body === null) throw new Error(`HTTP ${response.status}: ${await response.text()}`)
+  const response = await undiciRequest(url, { method: "POST", dispatcher: agent, headers, body })
+  if (response.statusCode !== 200) throw new Error(`HTTP ${response.statusCode}: ${await response.body.text()}`)
   let first: number | undefined
   let completion = 0
   let buffer = ""
-  const decoder = new TextDecoder()
+  response.body.setEncoding("utf8")
   const onData = (data: string) => {
     if (data === "[DONE]") return
     const chunk: unknown = JSON.parse(data)
@@ -77,8 +77,10 @@ const streamCall = async (agent: Agent, url: string, headers: Record<string, str
     const predicted = field(field(chunk, "timings"), "predicted_n")
     if (typeof predicted === "number") completion = predicted
   }
-  for await (const bytes of response.body) {
-    buffer += decoder.decode(bytes, { stream: true })
+  // undici's `request` rather than `fetch`: no WHATWG stream in between, so the client takes less of the CPU the server shares.
+  for await (const text of response.body) {
+    // setEncoding("utf8") makes every chunk a string, decoded across chunk boundaries.
+    buffer += String(text)
     let end = buffer.indexOf("\n\n")
     while (end >= 0) {
       for (const line of buffer.slice(0, end).split("\n")) {
