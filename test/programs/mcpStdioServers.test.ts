@@ -7,13 +7,13 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { Effect } from "effect"
 import { callParams } from "../support/mcp.js"
-import { cliEntry, projectRoot, tsxLoader } from "../support/process.js"
+import { cliBundle, cliCommand, projectRoot } from "../support/process.js"
 import { onTerminal } from "../support/pty.js"
 import { baseUrl, scriptedServer } from "../support/server.js"
 import { tempDir } from "../support/tempDir.js"
 
 /** The command line of an `easyai mcp --stdio` serving only datetime. */
-const innerServer = [process.execPath, "--import", tsxLoader, cliEntry, "mcp", "--stdio", "--tools", "datetime"]
+const innerServer = [...cliCommand, "mcp", "--stdio", "--tools", "datetime"]
   .map((word) => `'${word}'`)
   .join(" ")
 
@@ -22,7 +22,7 @@ describe("stdio MCP servers by command line", () => {
     Effect.gen(function*() {
       const transport = new StdioClientTransport({
         command: process.execPath,
-        args: ["--import", "tsx", "src/programs/cli/main.ts", "mcp", "--stdio", "--tools", "inner__datetime", "--mcp", `${innerServer}=inner`],
+        args: [cliBundle, "mcp", "--stdio", "--tools", "inner__datetime", "--mcp", `${innerServer}=inner`],
         cwd: projectRoot,
         stderr: "pipe"
       })

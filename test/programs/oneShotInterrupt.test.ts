@@ -9,7 +9,7 @@ import { Clock, Duration, Effect, Stream } from "effect"
 import { existsSync, readFileSync } from "node:fs"
 import * as path from "node:path"
 import { ScriptedChatModel } from "easyai/testing"
-import { cliEntry, tsxLoader } from "../support/process.js"
+import { cliCommand } from "../support/process.js"
 import { processIds } from "../../src/layers/sandbox/procfs.js"
 import { baseUrl, scriptedServer } from "../support/server.js"
 import { tempDir } from "../support/tempDir.js"
@@ -43,7 +43,7 @@ describe("easyai -p and Ctrl+C", () => {
       const url = yield* baseUrl
       const sandbox = tempDir()
       const command = Command.make(
-        process.execPath, "--import", tsxLoader, cliEntry,
+        ...cliCommand,
         "-p", "run it", "--url", url, "--no-tools", "--sandbox", sandbox, "--allow-bash", "--isolate", "auto", "--yes"
       ).pipe(Command.workingDirectory(sandbox))
       const child = yield* Command.start(command).pipe(Effect.provide(NodeContext.layer))

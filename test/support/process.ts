@@ -2,12 +2,33 @@ import { Command } from "@effect/platform"
 import { NodeContext } from "@effect/platform-node"
 import { Effect, Stream, String as Str } from "effect"
 import * as path from "node:path"
-import { fileURLToPath, pathToFileURL } from "node:url"
+import { fileURLToPath } from "node:url"
 
 /** The project's root folder. */
 export const projectRoot = fileURLToPath(new URL("../../", import.meta.url))
 
 const tsx = fileURLToPath(new URL("../../node_modules/.bin/tsx", import.meta.url))
+
+/** The CLI's sources, as tests name the entry point. */
+export const cliSource = "src/programs/cli/main.ts"
+
+/** The bundled CLI the global setup builds from the sources. */
+export const cliBundle = path.join(projectRoot, "dist/cli/easyai.js")
+
+/** `easyai` as a command line: node on the bundled CLI, as a user runs it. */
+export const cliCommand: readonly [string, string] = [process.execPath, cliBundle]
+
+/**
+ * The command line that runs `entry`: the CLI's sources run as their bundle
+ * (tsx would take seconds of CPU to start each one), any other entry point
+ * under tsx.
+ */
+const commandLine = (entry: string, args: ReadonlyArray<string>, viaTsxBinary: boolean) =>
+  entry === cliSource
+    ? Command.make(...cliCommand, ...args)
+    : viaTsxBinary
+    ? Command.make(tsx, entry, ...args)
+    : Command.make(process.execPath, "--import", "tsx", entry, ...args)
 
 const text = <E>(stream: Stream.Stream<Uint8Array, E>) => stream.pipe(Stream.decodeText(), Stream.mkString)
 
@@ -26,7 +47,7 @@ export const runTsEnv = (
   ...args: ReadonlyArray<string>
 ) =>
   Effect.scoped(Effect.gen(function*() {
-    const command = Command.make(tsx, entry, ...args).pipe(Command.workingDirectory(projectRoot), Command.env(env))
+    const command = commandLine(entry, args, true).pipe(Command.workingDirectory(projectRoot), Command.env(env))
     const process = yield* (input === undefined ? command : Command.feed(command, input)).pipe(Command.start)
     const [stdout, stderr, exitCode] = yield* Effect.all(
       [text(process.stdout), text(process.stderr), process.exitCode],
@@ -44,18 +65,12 @@ export const startTs = (entry: string, ...args: ReadonlyArray<string>) => startT
 
 /** As {@link startTs}, with `env` set in (or added to) the child's environment. */
 export const startTsEnv = (env: Readonly<Record<string, string>>, entry: string, ...args: ReadonlyArray<string>) =>
-  Command.make(process.execPath, "--import", "tsx", entry, ...args).pipe(
+  commandLine(entry, args, false).pipe(
     Command.workingDirectory(projectRoot),
     Command.env(env),
     Command.start,
     Effect.provide(NodeContext.layer)
   )
-
-/** The CLI's entry point. */
-export const cliEntry = path.join(projectRoot, "src/programs/cli/main.ts")
-
-/** tsx's loader by absolute URL, so the CLI can run from any working directory. */
-export const tsxLoader = pathToFileURL(path.join(projectRoot, "node_modules/tsx/dist/loader.mjs")).href
 
 /** Runs the CLI in a real child process with `cwd` as its working directory, `input` on its stdin and `env` added to its environment. */
 export const runCli = (
@@ -63,7 +78,7 @@ export const runCli = (
   ...args: ReadonlyArray<string>
 ) =>
   Effect.scoped(Effect.gen(function*() {
-    const command = Command.make(process.execPath, "--import", tsxLoader, cliEntry, ...args).pipe(
+    const command = Command.make(...cliCommand, ...args).pipe(
       Command.workingDirectory(options.cwd),
       Command.env(options.env ?? {})
     )

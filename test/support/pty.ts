@@ -6,7 +6,7 @@
  */
 import { Duration, Effect, Schedule } from "effect"
 import { spawn } from "node:child_process"
-import { cliEntry, tsxLoader } from "./process.js"
+import { cliCommand } from "./process.js"
 
 /** A running terminal session. */
 export interface Terminal {
@@ -38,7 +38,7 @@ export const onTerminal = (
       // `exec`: script runs the command with `$SHELL -c`, and a shell that would stay around it
       // (dash does) would get the terminal's signals too; this way node is script's own child.
       const command = `exec ${
-        [process.execPath, "--import", tsxLoader, cliEntry, ...args]
+        [...cliCommand, ...args]
           .map((part) => `'${part.replaceAll("'", "'\\''")}'`)
           .join(" ")
       }`

@@ -13,7 +13,7 @@ import { datetime, Tool } from "easyai"
 import { Agent, request } from "undici"
 import packageJson from "../../../package.json" with { type: "json" }
 import { callParams, initializeParams, McpEndpoint, rpcNotification, rpcRequest, standalone } from "../../support/mcp.js"
-import { projectRoot } from "../../support/process.js"
+import { cliBundle, projectRoot } from "../../support/process.js"
 import { goneSoon } from "../../support/processes.js"
 import { field } from "../../support/server.js"
 import { echo } from "../../support/tools.js"
@@ -149,7 +149,7 @@ describe("the MCP SDK client over stdio, against the real easyai mcp --stdio", (
     Effect.gen(function*() {
       const transport = new StdioClientTransport({
         command: process.execPath,
-        args: ["--import", "tsx", "src/programs/cli/main.ts", "mcp", "--stdio", "--tools", "datetime,tool_lookup"],
+        args: [cliBundle, "mcp", "--stdio", "--tools", "datetime,tool_lookup"],
         cwd: projectRoot,
         stderr: "pipe"
       })

@@ -13,7 +13,7 @@ import { systemLoad } from "../../../src/layers/tools/system/load.js"
 import { systemMemory } from "../../../src/layers/tools/system/memory.js"
 import { systemProcesses } from "../../../src/layers/tools/system/processes.js"
 import { callParams } from "../../support/mcp.js"
-import { projectRoot, runTs } from "../../support/process.js"
+import { cliBundle, projectRoot, runTs } from "../../support/process.js"
 import { field } from "../../support/server.js"
 import { tempDir } from "../../support/tempDir.js"
 
@@ -141,7 +141,7 @@ describe("system_* tools in the programs", () => {
     Effect.gen(function*() {
       const transport = new StdioClientTransport({
         command: process.execPath,
-        args: ["--import", "tsx", "src/programs/cli/main.ts", "mcp", "--stdio"],
+        args: [cliBundle, "mcp", "--stdio"],
         cwd: projectRoot,
         stderr: "pipe"
       })
