@@ -33,6 +33,7 @@ import {
   maxIncompleteRetries,
   maxThoughtRetries
 } from "./retryPolicy.js"
+import { spannedStream } from "../tracing/spannedStream.js"
 
 /** Options of {@link layer}. */
 export interface Options {
@@ -177,15 +178,17 @@ const make = Effect.gen(function*() {
       })
 
     const run = (input: RunInput): Stream.Stream<AgentEvent, AgentError> =>
-      Stream.unwrapScoped(Effect.gen(function*() {
-        const queue = yield* Queue.bounded<Take.Take<AgentEvent, AgentError>>(options.bufferSize ?? 64)
-        const emit = (event: AgentEvent) => Effect.asVoid(Queue.offer(queue, Take.of(event)))
-        yield* loop(input, emit).pipe(
-          Effect.onExit((exit) => Queue.offer(queue, Exit.isSuccess(exit) ? Take.end : Take.failCause(exit.cause))),
-          Effect.forkScoped
-        )
-        return Stream.fromQueue(queue).pipe(Stream.flattenTake)
-      })).pipe(Stream.withSpan("Agent.run", { attributes: { "gen_ai.operation.name": "invoke_agent" } }))
+      spannedStream("Agent.run", { attributes: { "gen_ai.operation.name": "invoke_agent" } }, () =>
+        Effect.gen(function*() {
+          const queue = yield* Queue.bounded<Take.Take<AgentEvent, AgentError>>(options.bufferSize ?? 64)
+          const emit = (event: AgentEvent) => Effect.asVoid(Queue.offer(queue, Take.of(event)))
+          // Forked under the run's span: the hops' spans are its children.
+          yield* loop(input, emit).pipe(
+            Effect.onExit((exit) => Queue.offer(queue, Exit.isSuccess(exit) ? Take.end : Take.failCause(exit.cause))),
+            Effect.forkScoped
+          )
+          return Stream.fromQueue(queue).pipe(Stream.flattenTake)
+        }))
 
     return { run }
   }

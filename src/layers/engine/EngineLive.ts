@@ -8,7 +8,7 @@
  * @module
  */
 import * as path from "node:path"
-import { Effect, Layer, Option, Stream } from "effect"
+import { Effect, Layer } from "effect"
 import {
   type ChatModelFunctions,
   type GbnfJsonSchema,
@@ -31,6 +31,7 @@ import { renderPrompt, toChatHistory, toFunctions } from "./history.js"
 import { load } from "./load.js"
 import * as SequencePool from "./sequencePool.js"
 import { errorText } from "../../domain/errorText.js"
+import { spannedStream } from "../tracing/spannedStream.js"
 
 const make = (config: EngineConfig) =>
   Effect.gen(function*() {
@@ -96,7 +97,7 @@ const make = (config: EngineConfig) =>
         )
 
     const stream = (request: ChatRequest) =>
-      Stream.unwrapScoped(Effect.gen(function*() {
+      spannedStream("Engine.stream", {}, (span) => Effect.gen(function*() {
         const history = toChatHistory(request.messages)
         const forced = (request.toolChoice === "required" || typeof request.toolChoice === "object") && request.tools.length > 0
         // A shaped answer is the answer: under its grammar the model can call no tool, so none is offered.
@@ -106,9 +107,8 @@ const make = (config: EngineConfig) =>
           : toFunctions(request.tools)
         const prompt = render(history, offered)
         const tokens = prompt?.tokenize(model.tokenizer) ?? []
-        const span = Option.getOrUndefined(yield* Effect.option(Effect.currentSpan))
         const annotate = (attributes: Readonly<Record<string, unknown>>) => {
-          for (const [key, value] of Object.entries(attributes)) span?.attribute(key, value)
+          for (const [key, value] of Object.entries(attributes)) span.attribute(key, value)
         }
         annotate({
           "gen_ai.usage.input_tokens": tokens.length,
@@ -150,10 +150,10 @@ const make = (config: EngineConfig) =>
           ...(config.seed === undefined ? {} : { seed: config.seed }),
           annotate
         })
-      })).pipe(Stream.withSpan("Engine.stream"))
+      }))
 
     const completeStream = (request: CompletionRequest) =>
-      Stream.unwrapScoped(Effect.gen(function*() {
+      spannedStream("Engine.complete", {}, () => Effect.gen(function*() {
         const tokens = model.tokenize(request.prompt)
         if (overflow === "fail" && tokens.length + 1 >= contextSize) {
           return yield* new ContextOverflow({ promptTokens: tokens.length, contextSize })
@@ -171,7 +171,7 @@ const make = (config: EngineConfig) =>
           ...(request.stop === undefined ? {} : { stop: request.stop }),
           ...(seed === undefined ? {} : { seed })
         })
-      })).pipe(Stream.withSpan("Engine.complete"))
+      }))
 
     const service: Service = {
       info: {
