@@ -14,7 +14,7 @@
  * @module
  */
 import { HttpServerResponse } from "@effect/platform"
-import { Effect, Either, Option, Ref, type Scope, Stream } from "effect"
+import { Chunk, Effect, Either, Option, Ref, type Scope, Stream } from "effect"
 import type { ChatModelError } from "../../domain/errors.js"
 import { type ChatMessage, SystemMessage } from "../../domain/Message.js"
 import { type PresetName, resolveSampling, type SamplingOverrides, type SamplingParams } from "../../domain/Sampling.js"
@@ -251,15 +251,26 @@ export const streamedResponse = (
   headers: Record<string, string> = {}
 ): Effect.Effect<HttpServerResponse.HttpServerResponse, ApiError, Scope.Scope> =>
   Effect.map(afterFirstEvent(events), (all) => {
-    const frames = Stream.sync(encoder.start).pipe(
-      Stream.concat(Stream.map(all, encoder.event)),
-      Stream.concat(Stream.sync(encoder.finish)),
+    // A chunk of events is one stage and one write: its frames joined, then encoded once.
+    const frames = Stream.suspend(() => Stream.fromChunk(bytes(Chunk.of(encoder.start())))).pipe(
+      Stream.concat(Stream.mapChunks(all, (chunk) => bytes(Chunk.map(chunk, encoder.event)))),
+      Stream.concat(Stream.suspend(() => Stream.fromChunk(bytes(Chunk.of(encoder.finish()))))),
       Stream.catchAll((error) =>
-        Stream.fromEffect(Effect.zipRight(context.metrics.failure, Effect.map(reported(error), encoder.fail)))
+        Stream.flattenChunks(
+          Stream.fromEffect(
+            Effect.zipRight(context.metrics.failure, Effect.map(reported(error), (failure) => bytes(Chunk.of(encoder.fail(failure)))))
+          )
+        )
       ),
-      Stream.filter((text) => text !== ""),
-      Stream.encodeText,
       Stream.ensuring(Effect.suspend(() => record(context.metrics, encoder.tally())))
     )
     return HttpServerResponse.stream(frames, { contentType, headers })
   })
+
+const utf8 = new TextEncoder()
+
+/** Frames as the bytes of one write; none when they are all empty (an event the protocol does not show). */
+const bytes = (frames: Chunk.Chunk<string>): Chunk.Chunk<Uint8Array> => {
+  const text = Chunk.join(frames, "")
+  return text === "" ? Chunk.empty() : Chunk.of(utf8.encode(text))
+}
