@@ -26,6 +26,7 @@ import { ChatModel } from "../../services/ChatModel.js"
 import { ToolRegistry } from "../../services/ToolRegistry.js"
 import { dispatchToolCalls } from "./dispatch.js"
 import { runModelTurn, type TurnSummary } from "./modelTurn.js"
+import { fromTakes } from "./takeStream.js"
 import {
   announceCorrection,
   classify,
@@ -187,7 +188,7 @@ const make = Effect.gen(function*() {
             Effect.onExit((exit) => Queue.offer(queue, Exit.isSuccess(exit) ? Take.end : Take.failCause(exit.cause))),
             Effect.forkScoped
           )
-          return Stream.fromQueue(queue).pipe(Stream.flattenTake)
+          return fromTakes(queue)
         }))
 
     return { run }
