@@ -6,7 +6,9 @@
  *
  * Figures (medians over the rounds, after one warm-up; raw and easyai alternate):
  * - gen: end-to-end tokens/second and time to first token of one 128-token
- *   greedy answer — easyai `ChatModel.local` streaming vs raw `LlamaChat`.
+ *   greedy answer — easyai `ChatModel.local` streaming vs raw `LlamaChat`,
+ *   and the stream floor: raw `LlamaChat` behind the thinnest Effect `Stream`
+ *   (see `floorChat`), what any Stream-typed model pays at least.
  * - prefix: a 10-turn conversation (user turns ~50 tokens, replies ≤ 32):
  *   time to first token of turn 1 and turn 10, and turn 10 again on a fresh
  *   context (no KV-cache reuse) — for easyai and for raw `LlamaChatSession`.
@@ -18,6 +20,7 @@
 import { NodeRuntime } from "@effect/platform-node"
 import { Effect, Layer, Stream } from "effect"
 import {
+  type ChatHistoryItem,
   getLlama,
   LlamaChat,
   LlamaChatSession,
@@ -35,6 +38,7 @@ import {
   UserMessage
 } from "../src/index.js"
 import { presets } from "../src/domain/Sampling.js"
+import { defaultWindowMillis } from "../src/layers/engine/deltaBatcher.js"
 import { anchorEngineConfig, benchArgs } from "./args.js"
 import { log, median, round2 } from "./stats.js"
 
@@ -88,21 +92,24 @@ const userMessage = (model: LlamaModel, turn: number, target = 50): string => {
 }
 
 // ---------- raw node-llama-cpp ----------
-const rawChat = async (chat: LlamaChat, messages: ReadonlyArray<ChatMessage>, maxTokens: number): Promise<Run> => {
-  const history = messages.map((m) =>
+const rawHistory = (messages: ReadonlyArray<ChatMessage>): Array<ChatHistoryItem> => [
+  ...messages.map((m): ChatHistoryItem =>
     m._tag === "SystemMessage"
-      ? { type: "system" as const, text: m.content }
+      ? { type: "system", text: m.content }
       : m._tag === "UserMessage"
-      ? { type: "user" as const, text: m.content }
-      : { type: "model" as const, response: [m._tag === "AssistantMessage" ? m.content : ""] }
-  )
+      ? { type: "user", text: m.content }
+      : { type: "model", response: [m._tag === "AssistantMessage" ? m.content : ""] }
+  ),
+  { type: "model", response: [] }
+]
+const rawOptions = (maxTokens: number) => ({ maxTokens, ...greedy, repeatPenalty: false as const })
+
+const rawChat = async (chat: LlamaChat, messages: ReadonlyArray<ChatMessage>, maxTokens: number): Promise<Run> => {
   const start = performance.now()
   let first: number | undefined
   let tokens = 0
-  const result = await chat.generateResponse([...history, { type: "model", response: [] }], {
-    maxTokens,
-    ...greedy,
-    repeatPenalty: false,
+  const result = await chat.generateResponse(rawHistory(messages), {
+    ...rawOptions(maxTokens),
     onToken: (chunk) => {
       first ??= performance.now()
       tokens += chunk.length
@@ -111,6 +118,50 @@ const rawChat = async (chat: LlamaChat, messages: ReadonlyArray<ChatMessage>, ma
   const end = performance.now()
   return { ttftMs: (first ?? end) - start, totalMs: end - start, tokens, text: result.response }
 }
+
+// ---------- the floor: raw node-llama-cpp behind the thinnest Effect Stream ----------
+/**
+ * Raw `LlamaChat` adapted to a `Stream` as Effect's documentation teaches
+ * (`Stream.async`), its text joined in the same window as easyai's, read with
+ * `Stream.runForEach`: what any Stream-typed ChatModel pays at least. It
+ * splits easyai's distance from raw into what a Stream costs and what easyai
+ * adds on top.
+ */
+const floorChat = (chat: LlamaChat, messages: ReadonlyArray<ChatMessage>, maxTokens: number) =>
+  Effect.gen(function*() {
+    const start = performance.now()
+    let first: number | undefined
+    let tokens = 0
+    let text = ""
+    const pieces = Stream.async<string>((emit) => {
+      let held = ""
+      let lastFlush = Number.NEGATIVE_INFINITY
+      chat.generateResponse(rawHistory(messages), {
+        ...rawOptions(maxTokens),
+        onToken: (chunk) => {
+          tokens += chunk.length
+        },
+        onTextChunk: (piece) => {
+          held += piece
+          const now = performance.now()
+          if (now - lastFlush < defaultWindowMillis) return
+          lastFlush = now
+          void emit.single(held)
+          held = ""
+        }
+      }).then(() => {
+        if (held !== "") void emit.single(held)
+        void emit.end()
+      }, (error: unknown) => void emit.die(error))
+    })
+    yield* Stream.runForEach(pieces, (piece) =>
+      Effect.sync(() => {
+        first ??= performance.now()
+        text += piece
+      }))
+    const end = performance.now()
+    return { ttftMs: (first ?? end) - start, totalMs: end - start, tokens, text } satisfies Run
+  })
 
 // ---------- easyai ----------
 const easyaiChat = (request: ChatRequest) =>
@@ -154,38 +205,55 @@ const program = Effect.gen(function*() {
   const gen = !parts.has("gen") ? undefined : yield* Effect.scoped(Effect.gen(function*() {
     const context = yield* Effect.promise(() => makeContext())
     const chat = new LlamaChat({ contextSequence: context.getSequence() })
+    // A context of its own, as easyai's: a sequence that had just answered the same question would skip its prompt.
+    const floorContext = yield* Effect.promise(() => makeContext())
+    const floorChatOn = new LlamaChat({ contextSequence: floorContext.getSequence() })
     const raw: Array<Run> = []
     const ours: Array<Run> = []
+    const floor: Array<Run> = []
     for (let r = -1; r < rounds; r++) {
       const messages = [
         new SystemMessage({ content: SYSTEM_PROMPT }),
         new UserMessage({ content: `Round ${r + 2}. ${GEN_PROMPT}` })
       ]
-      // Alternate who goes first, so drift on a shared machine favours neither.
-      const runRaw = Effect.promise(() => rawChat(chat, messages, MAX_TOKENS))
-      const runOurs = easyaiChat(request(messages, MAX_TOKENS))
-      const [rawRun, ourRun] = r % 2 === 0
-        ? yield* Effect.all([runRaw, runOurs])
-        : yield* Effect.map(Effect.all([runOurs, runRaw]), ([o, w]) => [w, o] as const)
+      const contenders = [
+        Effect.promise(() => rawChat(chat, messages, MAX_TOKENS)),
+        easyaiChat(request(messages, MAX_TOKENS)),
+        floorChat(floorChatOn, messages, MAX_TOKENS)
+      ]
+      // Rotate who goes first, so drift on a shared machine favours none of them.
+      const order = contenders.map((_, k) => (k + r + 1) % contenders.length)
+      const runs: Array<Run> = []
+      for (const k of order) runs[k] = yield* contenders[k]!
+      const [rawRun, ourRun, floorRun] = [runs[0]!, runs[1]!, runs[2]!]
       if (r >= 0) {
         raw.push(rawRun)
         ours.push(ourRun)
+        floor.push(floorRun)
       }
-      if (rawRun.text !== ourRun.text) log(`gen round ${r + 2}: the answers differ`)
+      if (ourRun.text !== rawRun.text || floorRun.text !== rawRun.text) log(`gen round ${r + 2}: the answers differ`)
     }
-    yield* Effect.promise(() => context.dispose())
+    yield* Effect.promise(() => Promise.all([context.dispose(), floorContext.dispose()]))
+    // Paired: each round's figure over the one measured next to it.
+    const pairedRatio = (runs: ReadonlyArray<Run>, baseline: ReadonlyArray<Run>) =>
+      round2(median(runs.map((run, i) => tokPerSec(run) / tokPerSec(baseline[i]!))))
     return {
       maxTokens: MAX_TOKENS,
       rawTokPerSec: round2(median(raw.map(tokPerSec))),
       easyaiTokPerSec: round2(median(ours.map(tokPerSec))),
-      // Paired: each round's easyai figure over the raw figure measured next to it.
-      ratio: round2(median(ours.map((run, i) => tokPerSec(run) / tokPerSec(raw[i]!)))),
+      ratio: pairedRatio(ours, raw),
+      streamFloorTokPerSec: round2(median(floor.map(tokPerSec))),
+      streamFloorOverRaw: pairedRatio(floor, raw),
+      easyaiOverStreamFloor: pairedRatio(ours, floor),
       rawTtftMs: round2(median(raw.map((run) => run.ttftMs))),
       easyaiTtftMs: round2(median(ours.map((run) => run.ttftMs))),
       tokens: ours[0]?.tokens ?? 0
     }
   }).pipe(Effect.provide(engineLayer())))
-  if (gen !== undefined) log(`gen: raw ${gen.rawTokPerSec} tok/s, easyai ${gen.easyaiTokPerSec} tok/s, ratio ${gen.ratio}`)
+  if (gen !== undefined) {
+    log(`gen: raw ${gen.rawTokPerSec} tok/s, easyai ${gen.easyaiTokPerSec} tok/s, ratio ${gen.ratio}; ` +
+      `stream floor ${gen.streamFloorTokPerSec} tok/s, floor÷raw ${gen.streamFloorOverRaw}, easyai÷floor ${gen.easyaiOverStreamFloor}`)
+  }
 
   // prefix: 10 turns on one sequence, then turn 10 on a fresh one
   const turns = Array.from({ length: TURNS }, (_, i) => userMessage(model, i))
