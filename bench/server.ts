@@ -11,7 +11,10 @@
  * - streaming: 1, 4 and 8 concurrent callers, each a greedy answer of at most
  *   `--tokens` tokens — aggregate tokens/second (completion tokens from the
  *   `Usage` event directly, from `timings.predicted_n` over HTTP) and the
- *   median time to first token (first `TextDelta` / first content delta).
+ *   median time to first token (first `TextDelta` / first content delta) —
+ *   directly, through the server, and through the floor: a bare `node:http`
+ *   server streaming the same model's text as SSE with nothing else in
+ *   between (`bareStreaming`), what any HTTP server over this model pays.
  * - load: 64 connections (an undici `Agent`) sending a fixed number of cheap
  *   requests — `GET /health` (next to a bare `node:http` server answering the
  *   same body) and non-streaming 1-token completions (next to 64 direct
@@ -26,8 +29,8 @@
  */
 import { HttpServer } from "@effect/platform"
 import { NodeRuntime } from "@effect/platform-node"
-import { Context, Effect, Layer, Stream } from "effect"
-import { createServer } from "node:http"
+import { Context, Effect, Fiber, Layer, Stream } from "effect"
+import { createServer, type RequestListener, type Server } from "node:http"
 import {
   ChatModel,
   type ChatModelService,
@@ -40,7 +43,7 @@ import {
 import { presets } from "../src/domain/Sampling.js"
 import { anchorEngineConfig, benchArgs } from "./args.js"
 import { type Answer, type Client, forkClient, type Job, type LoadRun, loadTest, type StreamRun } from "./loadClient.js"
-import { log, median, round2, sum } from "./stats.js"
+import { field, log, median, round2, sum } from "./stats.js"
 
 // ---------- options ----------
 const parsed = benchArgs(
@@ -131,14 +134,11 @@ const summarizeLoad = (runs: ReadonlyArray<LoadRun>) => ({
   failures: sum(runs.map((run) => run.failures))
 })
 
-/** A bare `node:http` server answering every request with `body`: the floor for `/health`. */
-const bareServer = (body: string) =>
+/** A `node:http` server on a free loopback port, closed with the scope. */
+const bareServer = (handler: RequestListener) =>
   Effect.acquireRelease(
-    Effect.async<ReturnType<typeof createServer>>((resume) => {
-      const node = createServer((_, response) => {
-        response.writeHead(200, { "content-type": "application/json", "content-length": Buffer.byteLength(body) })
-        response.end(body)
-      })
+    Effect.async<Server>((resume) => {
+      const node = createServer(handler)
       node.listen(0, "127.0.0.1", () => resume(Effect.succeed(node)))
     }),
     (node) =>
@@ -147,6 +147,47 @@ const bareServer = (body: string) =>
         node.close(() => resume(Effect.void))
       })
   )
+
+/** Answers every request with `body`: the floor for `/health`. */
+const fixedAnswer = (body: string): RequestListener => (_, response) => {
+  response.writeHead(200, { "content-type": "application/json", "content-length": Buffer.byteLength(body) })
+  response.end(body)
+}
+
+/**
+ * Streams the model's answer to a chat request in the shape the client reads
+ * (content deltas, then `timings.predicted_n`, then `[DONE]`) with nothing in
+ * between: no routing, validation, agent, limits or telemetry. The floor for
+ * streaming over HTTP: what any server pays to put the same model behind
+ * SSE on a socket to another process.
+ */
+const bareStreaming = (model: ChatModelService): RequestListener => (request, response) => {
+  let body = ""
+  request.setEncoding("utf8")
+  request.on("data", (piece: string) => (body += piece))
+  request.on("end", () => {
+    const parsed: unknown = JSON.parse(body)
+    const messages = field(parsed, "messages")
+    const text = field(Array.isArray(messages) ? messages.at(-1) : undefined, "content")
+    const tokens = field(parsed, "max_tokens")
+    if (typeof text !== "string" || typeof tokens !== "number") {
+      response.writeHead(400).end()
+      return
+    }
+    response.writeHead(200, { "content-type": "text/event-stream" })
+    const sse = (data: unknown) => `data: ${JSON.stringify(data)}\n\n`
+    let predicted = 0
+    const answer = Stream.runForEach(model.stream(directRequest(text, tokens)), (event) =>
+      Effect.sync(() => {
+        if (event._tag === "TextDelta") response.write(sse({ choices: [{ index: 0, delta: { content: event.text } }] }))
+        if (event._tag === "Usage") predicted = event.completionTokens
+      }))
+    const fiber = Effect.runFork(answer.pipe(
+      Effect.ensuring(Effect.sync(() => response.end(`${sse({ choices: [], timings: { predicted_n: predicted } })}data: [DONE]\n\n`)))
+    ))
+    response.on("close", () => Effect.runFork(Fiber.interrupt(fiber)))
+  })
+}
 
 /** Sends `job` to the client process; a failed job fails the run, since its figures would mean nothing. */
 const ask = (client: Client, job: Job): Effect.Effect<Answer> =>
@@ -194,45 +235,60 @@ const program = Effect.gen(function*() {
       const runs = yield* Effect.forEach(texts, (text) => directCall(model, text, maxTokens), { concurrency: "unbounded" })
       return burst(runs, performance.now() - start)
     })
-  const serverBurst = (n: number) =>
+  const floorServer = yield* bareServer(bareStreaming(model))
+  const floorAddress = floorServer.address()
+  if (floorAddress === null || typeof floorAddress === "string") return yield* Effect.dieMessage("the floor server is not on a TCP socket")
+  const httpBurst = (url: string, n: number) =>
     Effect.map(
       ask(client, {
         _tag: "stream",
-        url: `${base}/v1/chat/completions`,
+        url,
         headers: chatHeaders,
         bodies: Array.from({ length: n }, (_, k) => chatBody(nextPrompt(k), maxTokens, true))
       }),
       (answer) => (answer._tag === "stream" ? burst(answer.runs, answer.wallMs) : emptyBurst)
     )
-  const streaming = new Map<number, { direct: Array<Burst>; server: Array<Burst> }>(
-    CONCURRENCY.map((n) => [n, { direct: [], server: [] }])
+  const serverUrl = `${base}/v1/chat/completions`
+  const floorUrl = `http://127.0.0.1:${floorAddress.port}/v1/chat/completions`
+  const streaming = new Map<number, { direct: Array<Burst>; server: Array<Burst>; floor: Array<Burst> }>(
+    CONCURRENCY.map((n) => [n, { direct: [], server: [], floor: [] }])
   )
   for (let r = parts.has("stream") ? -1 : rounds; r < rounds; r++) {
     for (const n of CONCURRENCY) {
-      // Alternate who goes first, so drift on a shared machine favours neither.
-      const [direct, server] = r % 2 === 0
-        ? yield* Effect.all([directBurst(n), serverBurst(n)])
-        : yield* Effect.map(Effect.all([serverBurst(n), directBurst(n)]), ([s, d]) => [d, s] as const)
+      const contenders = [directBurst(n), httpBurst(serverUrl, n), httpBurst(floorUrl, n)]
+      // Rotate who goes first, so drift on a shared machine favours none of them.
+      const bursts: Array<Burst> = []
+      for (const k of contenders.map((_, k) => (k + r + 1) % contenders.length)) bursts[k] = yield* contenders[k]!
+      const [direct, server, floor] = [bursts[0]!, bursts[1]!, bursts[2]!]
       if (r >= 0) {
-        streaming.get(n)!.direct.push(direct)
-        streaming.get(n)!.server.push(server)
+        const figures = streaming.get(n)!
+        figures.direct.push(direct)
+        figures.server.push(server)
+        figures.floor.push(floor)
       }
       log(
         `${r < 0 ? "warm-up" : `round ${r + 1}`} x${n}: direct ${round2(direct.tokPerSec)} tok/s ttft ${round2(direct.ttftMs)} ms, ` +
-          `server ${round2(server.tokPerSec)} tok/s ttft ${round2(server.ttftMs)} ms`
+          `server ${round2(server.tokPerSec)} tok/s ttft ${round2(server.ttftMs)} ms, ` +
+          `floor ${round2(floor.tokPerSec)} tok/s ttft ${round2(floor.ttftMs)} ms`
       )
     }
   }
+  // Paired: each round's figure over the one measured next to it.
+  const pairedRatio = (bursts: ReadonlyArray<Burst>, baseline: ReadonlyArray<Burst>) =>
+    round2(median(bursts.map((b, i) => b.tokPerSec / baseline[i]!.tokPerSec)))
   const streamRows = CONCURRENCY.map((n) => {
-    const { direct, server } = streaming.get(n)!
+    const { direct, floor, server } = streaming.get(n)!
     return {
       concurrency: n,
       directTokPerSec: round2(median(direct.map((b) => b.tokPerSec))),
       serverTokPerSec: round2(median(server.map((b) => b.tokPerSec))),
-      // Paired: each round's server figure over the direct figure measured next to it.
-      ratio: round2(median(server.map((b, i) => b.tokPerSec / direct[i]!.tokPerSec))),
+      ratio: pairedRatio(server, direct),
+      floorTokPerSec: round2(median(floor.map((b) => b.tokPerSec))),
+      floorOverDirect: pairedRatio(floor, direct),
+      serverOverFloor: pairedRatio(server, floor),
       directTtftMs: round2(median(direct.map((b) => b.ttftMs))),
       serverTtftMs: round2(median(server.map((b) => b.ttftMs))),
+      floorTtftMs: round2(median(floor.map((b) => b.ttftMs))),
       ttftOverheadMs: round2(median(server.map((b, i) => b.ttftMs - direct[i]!.ttftMs))),
       directTokensPerRequest: round2(median(direct.map((b) => b.tokensPerRequest))),
       serverTokensPerRequest: round2(median(server.map((b) => b.tokensPerRequest)))
@@ -241,7 +297,7 @@ const program = Effect.gen(function*() {
 
   // ----- load: cheap requests over 64 connections -----
   const healthBody = yield* Effect.promise(async () => (await fetch(`${base}/health`)).text())
-  const bare = yield* bareServer(healthBody)
+  const bare = yield* bareServer(fixedAnswer(healthBody))
   const bareAddress = bare.address()
   if (bareAddress === null || typeof bareAddress === "string") return yield* Effect.dieMessage("the bare server is not on a TCP socket")
   const bareUrl = `http://127.0.0.1:${bareAddress.port}/health`
@@ -298,11 +354,14 @@ const program = Effect.gen(function*() {
   // ----- tables -----
   console.log("")
   console.log(`streaming, max_tokens ${maxTokens}, greedy (medians of ${rounds})`)
-  console.log("conc | direct tok/s | server tok/s | server÷direct | direct TTFT p50 ms | server TTFT p50 ms | TTFT overhead ms | tok/req direct/server")
+  console.log(
+    "conc | direct tok/s | server tok/s | server÷direct | floor tok/s | floor÷direct | server÷floor | direct TTFT p50 ms | server TTFT p50 ms | floor TTFT p50 ms | TTFT overhead ms | tok/req direct/server"
+  )
   for (const row of streamRows) {
     console.log(
       `${pad(row.concurrency, 4)} | ${pad(row.directTokPerSec, 12)} | ${pad(row.serverTokPerSec, 12)} | ${pad(row.ratio, 13)} | ` +
-        `${pad(row.directTtftMs, 18)} | ${pad(row.serverTtftMs, 18)} | ${pad(row.ttftOverheadMs, 16)} | ` +
+        `${pad(row.floorTokPerSec, 11)} | ${pad(row.floorOverDirect, 12)} | ${pad(row.serverOverFloor, 12)} | ` +
+        `${pad(row.directTtftMs, 18)} | ${pad(row.serverTtftMs, 18)} | ${pad(row.floorTtftMs, 17)} | ${pad(row.ttftOverheadMs, 16)} | ` +
         `${row.directTokensPerRequest}/${row.serverTokensPerRequest}`
     )
   }
@@ -320,6 +379,8 @@ const program = Effect.gen(function*() {
   console.log("")
   log(
     `summary: server÷direct tok/s ${streamRows.map((row) => `x${row.concurrency} ${row.ratio}`).join(", ")}; ` +
+      `floor÷direct ${streamRows.map((row) => `x${row.concurrency} ${row.floorOverDirect}`).join(", ")}; ` +
+      `server÷floor ${streamRows.map((row) => `x${row.concurrency} ${row.serverOverFloor}`).join(", ")}; ` +
       `TTFT overhead ms ${streamRows.map((row) => `x${row.concurrency} ${row.ttftOverheadMs}`).join(", ")}; ` +
       `/health easyai÷bare ${load.healthOverBare}; 1-token completions server÷direct ${load.completionOverDirect}`
   )
