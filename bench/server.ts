@@ -29,7 +29,7 @@
  */
 import { HttpServer } from "@effect/platform"
 import { NodeRuntime } from "@effect/platform-node"
-import { Context, Effect, Fiber, Layer, Stream } from "effect"
+import { Context, Effect, Either, Fiber, Layer, Stream } from "effect"
 import { createServer, type RequestListener, type Server } from "node:http"
 import {
   ChatModel,
@@ -40,6 +40,7 @@ import {
   SystemMessage,
   UserMessage
 } from "../src/index.js"
+import { parseJson } from "../src/domain/json.js"
 import { presets } from "../src/domain/Sampling.js"
 import { anchorEngineConfig, benchArgs } from "./args.js"
 import { type Answer, type Client, forkClient, type Job, type LoadRun, loadTest, type StreamRun } from "./loadClient.js"
@@ -166,7 +167,7 @@ const bareStreaming = (model: ChatModelService): RequestListener => (request, re
   request.setEncoding("utf8")
   request.on("data", (piece: string) => (body += piece))
   request.on("end", () => {
-    const parsed: unknown = JSON.parse(body)
+    const parsed = Either.getOrUndefined(parseJson(body))
     const messages = field(parsed, "messages")
     const text = field(Array.isArray(messages) ? messages.at(-1) : undefined, "content")
     const tokens = field(parsed, "max_tokens")
