@@ -34,7 +34,7 @@ import {
   maxIncompleteRetries,
   maxThoughtRetries
 } from "./retryPolicy.js"
-import { spannedStream } from "../tracing/spannedStream.js"
+import { spannedStream, turnSpanOptions } from "../tracing/spannedStream.js"
 
 /** Options of {@link layer}. */
 export interface Options {
@@ -46,6 +46,14 @@ export interface Options {
   /** How many events may wait for a slow consumer before the loop pauses. */
   readonly bufferSize?: number
 }
+
+/**
+ * The loop's own events and messages are built from values that are already
+ * checked (the model's events, the registry's results, the loop's counters):
+ * checking them against their Schemas again would cost every turn and could
+ * catch nothing.
+ */
+const trusted = true
 
 /** The default hop budget. */
 export const defaultMaxToolHops = 8
@@ -83,14 +91,14 @@ const make = Effect.gen(function*() {
               ...(reasoning === "" ? {} : { reasoning }),
               stopReason,
               hops
-            })
+            }, trusted)
           )
 
         /** The turn streamed so far is dropped and asked again: a `HopReset`, and the reason on the hop's span. */
         const retry = (reason: HopReset["reason"], attempt: number) =>
           Effect.zipRight(
             Effect.annotateCurrentSpan({ "easyai.retry.reason": reason, "easyai.retry.attempt": attempt }),
-            emit(new HopReset({ reason, attempt }))
+            emit(new HopReset({ reason, attempt }, trusted))
           )
 
         const answer = (turn: TurnSummary, text: string) =>
@@ -98,8 +106,8 @@ const make = Effect.gen(function*() {
             const message = new AssistantMessage({
               content: text,
               ...(turn.reasoning === "" ? {} : { reasoning: turn.reasoning })
-            })
-            yield* emit(new MessagesAppended({ messages: [message] }))
+            }, trusted)
+            yield* emit(new MessagesAppended({ messages: [message] }, trusted))
             yield* finish(text, turn.reasoning, turn.finishReason === "length" ? "Length" : "Stop")
           })
 
@@ -133,14 +141,14 @@ const make = Effect.gen(function*() {
                 yield* retry("ThoughtOnly", thoughtRetries)
                 return "again"
               }
-              yield* emit(new TextDelta({ text: turn.reasoning }))
+              yield* emit(new TextDelta({ text: turn.reasoning }, trusted))
               yield* answer(turn, turn.reasoning)
               return "done"
             }
             case "AnnounceOnly": {
               if (announceRetries < maxAnnounceRetries) {
                 announceRetries++
-                correction = [new UserMessage({ content: announceCorrection })]
+                correction = [new UserMessage({ content: announceCorrection }, trusted)]
                 yield* retry("AnnounceOnly", announceRetries)
                 return "again"
               }
@@ -155,10 +163,10 @@ const make = Effect.gen(function*() {
                 content: turn.text,
                 ...(turn.reasoning === "" ? {} : { reasoning: turn.reasoning }),
                 toolCalls: turn.toolCalls
-              })
+              }, trusted)
               const results = yield* dispatchToolCalls(turn.toolCalls, approval, registry, emit)
               conversation.push(assistant, ...results)
-              yield* emit(new MessagesAppended({ messages: [assistant, ...results] }))
+              yield* emit(new MessagesAppended({ messages: [assistant, ...results] }, trusted))
               hops++
               correction = []
               thoughtRetries = 0
@@ -174,7 +182,7 @@ const make = Effect.gen(function*() {
 
         let next: "again" | "done" = "again"
         while (next === "again") {
-          next = yield* hop.pipe(Effect.withSpan("Agent.hop", { attributes: { "easyai.hop": hops } }))
+          next = yield* hop.pipe(Effect.withSpan("Agent.hop", { ...turnSpanOptions, attributes: { "easyai.hop": hops } }))
         }
       })
 

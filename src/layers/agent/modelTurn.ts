@@ -10,6 +10,7 @@ import type { ChatModelError, ModelError } from "../../domain/errors.js"
 import { type FinishReason, ModelEvent, type Usage } from "../../domain/ModelEvent.js"
 import type { ToolCall } from "../../domain/ToolCall.js"
 import type { ChatRequest, ModelInfo, Service as ChatModelService } from "../../services/ChatModel.js"
+import { turnSpanOptions } from "../tracing/spannedStream.js"
 import { recordModelTurn } from "./modelMetrics.js"
 
 /** What a finished model turn produced. */
@@ -143,4 +144,4 @@ export const runModelTurn = (
       Effect.catchIf((error) => cutBeforeAnswer(sofar, started, error), (error) => Effect.succeed({ ...sofar, cut: error })),
       Effect.ensuring(finished)
     )
-  }).pipe(Effect.withSpan("ChatModel.stream", { kind: "client", attributes: requestAttributes(info, request) }))
+  }).pipe(Effect.withSpan("ChatModel.stream", { ...turnSpanOptions, kind: "client", attributes: requestAttributes(info, request) }))

@@ -18,7 +18,19 @@
  */
 import { Channel, Effect, Exit, Scope, Stream, type Tracer } from "effect"
 
-/** `setup`'s stream, with `setup` run once when it is read, under the span `name`, in a scope as long as the stream. */
+/**
+ * Options for the spans opened on every model turn. Effect captures an
+ * `Error` per span to record where it was opened; for these spans that place
+ * is always the same line of the library, which tells a reader of a trace
+ * nothing, while the capture is paid on every turn.
+ */
+export const turnSpanOptions = { captureStackTrace: false } as const
+
+/**
+ * `setup`'s stream, with `setup` run once when it is read, under the span
+ * `name` (opened with {@link turnSpanOptions} unless `options` say otherwise),
+ * in a scope as long as the stream.
+ */
 export const spannedStream = <A, E, E2, R>(
   name: string,
   options: Tracer.SpanOptions,
@@ -29,7 +41,7 @@ export const spannedStream = <A, E, E2, R>(
       Scope.make(),
       (scope) =>
         Channel.unwrap(
-          Scope.extend(Effect.flatMap(Effect.makeSpanScoped(name, options), (span) => Effect.withParentSpan(setup(span), span)), scope).pipe(
+          Scope.extend(Effect.flatMap(Effect.makeSpanScoped(name, { ...turnSpanOptions, ...options }), (span) => Effect.withParentSpan(setup(span), span)), scope).pipe(
             Effect.map(Stream.toChannel)
           )
         ),
