@@ -36,14 +36,14 @@ import {
   Usage,
   UserMessage
 } from "../src/index.js"
-import { commandLine } from "./args.js"
+import { commandLine, wholeNumber } from "./commandLine.js"
 import { log, median, round2 } from "./stats.js"
 
 // ---------- options ----------
 const cli = commandLine()
-const rounds = Math.max(1, Number(cli.option("rounds", "5")))
-const turns = Math.max(1, Number(cli.option("turns", "300")))
-const deliveryCounts = cli.option("deliveries", "1,10,40").split(",").map(Number).filter((n) => n >= 1)
+const rounds = wholeNumber("rounds", cli.option("rounds", "5"), 1)
+const turns = wholeNumber("turns", cli.option("turns", "300"), 1)
+const deliveryCounts = cli.option("deliveries", "1,10,40").split(",").map((count) => wholeNumber("deliveries", count, 1))
   .sort((a, b) => a - b)
 
 // ---------- the paced model ----------

@@ -3,6 +3,7 @@
  * options, with the engine settings the anchors are measured with.
  */
 import { type EngineConfig, Penalties } from "../src/index.js"
+import { commandLine, wholeNumber } from "./commandLine.js"
 
 /** The parsed command line. */
 export interface BenchArgs {
@@ -13,25 +14,6 @@ export interface BenchArgs {
   readonly rounds: number
   /** `--fa=off|on|auto`, as node-llama-cpp's `flashAttention` setting. Default off, as the anchors. */
   readonly flashAttention: boolean | "auto"
-}
-
-/** The command line as given: the positional arguments, `--name=value` options and bare `--flag`s. */
-export interface CommandLine {
-  readonly positional: ReadonlyArray<string>
-  /** The value of `--name=…`, or `fallback`. */
-  readonly option: (name: string, fallback: string) => string
-  /** Whether `--name` was given. */
-  readonly flag: (name: string) => boolean
-}
-
-/** Reads `process.argv`. */
-export const commandLine = (): CommandLine => {
-  const args = process.argv.slice(2)
-  return {
-    positional: args.filter((arg) => !arg.startsWith("--")),
-    option: (name, fallback) => args.find((arg) => arg.startsWith(`--${name}=`))?.slice(name.length + 3) ?? fallback,
-    flag: (name) => args.includes(`--${name}`)
-  }
 }
 
 /** Parses `process.argv`; prints `usage` and exits with code 2 when the model path is missing. */
@@ -46,8 +28,8 @@ export const benchArgs = (usage: string, defaultRounds: number): BenchArgs => {
   return {
     modelPath,
     option,
-    threads: Number(option("threads", "1")),
-    rounds: Math.max(1, Number(option("rounds", String(defaultRounds)))),
+    threads: wholeNumber("threads", option("threads", "1"), 1),
+    rounds: wholeNumber("rounds", option("rounds", String(defaultRounds)), 1),
     flashAttention: fa === "on" ? true : fa === "auto" ? "auto" : false
   }
 }

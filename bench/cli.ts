@@ -14,10 +14,11 @@ import { spawnSync } from "node:child_process"
 import { existsSync } from "node:fs"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
+import { commandLine, wholeNumber } from "./commandLine.js"
 import { log, median, round2 } from "./stats.js"
 
 const root = fileURLToPath(new URL("../", import.meta.url))
-const rounds = Number(process.argv.find((arg) => arg.startsWith("--rounds="))?.slice(9) ?? "9")
+const rounds = wholeNumber("rounds", commandLine().option("rounds", "9"), 1)
 
 const commands = {
   easyai: [path.join(root, "dist/cli/easyai.js"), "--help"],

@@ -46,16 +46,16 @@ import * as path from "node:path"
 import { createInterface } from "node:readline"
 import { fileURLToPath } from "node:url"
 import { testModels } from "../test/support/models.js"
-import { commandLine } from "./args.js"
+import { commandLine, wholeNumber } from "./commandLine.js"
 import { field, log, median, round2 } from "./stats.js"
 
 // ---------- options ----------
 const cli = commandLine()
-const turns = Math.max(1, Number(cli.option("turns", "10")))
-const gapMillis = Math.max(0, Number(cli.option("gap", "1100")))
-const wordsPerTurn = Math.max(1, Number(cli.option("words", "12")))
-const replyTokens = Math.max(1, Number(cli.option("reply", "32")))
-const runs = Math.max(1, Number(cli.option("runs", "3")))
+const turns = wholeNumber("turns", cli.option("turns", "10"), 1)
+const gapMillis = wholeNumber("gap", cli.option("gap", "1100"), 0)
+const wordsPerTurn = wholeNumber("words", cli.option("words", "12"), 1)
+const replyTokens = wholeNumber("reply", cli.option("reply", "32"), 1)
+const runs = wholeNumber("runs", cli.option("runs", "3"), 1)
 const threads = cli.option("threads", "1")
 const contextSize = cli.option("ctx", "")
 const fallbackContext = cli.option("fallback-ctx", "8192")

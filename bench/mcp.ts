@@ -38,16 +38,15 @@ import { cpus, loadavg } from "node:os"
 import { createInterface } from "node:readline"
 import { fileURLToPath } from "node:url"
 import { Agent, request } from "undici"
+import { commandLine, wholeNumber } from "./commandLine.js"
 import { field, log, median, percentile, round2, sum } from "./stats.js"
 
 // ---------- options ----------
-const argv = process.argv.slice(2)
-const option = (name: string, fallback: string): string =>
-  argv.find((arg) => arg.startsWith(`--${name}=`))?.slice(name.length + 3) ?? fallback
+const { flag, option } = commandLine()
 const seconds = Math.max(0.5, Number(option("seconds", "5")))
-const rounds = Math.max(1, Math.floor(Number(option("rounds", "3"))))
+const rounds = wholeNumber("rounds", option("rounds", "3"), 1)
 const warmupSeconds = Math.max(0, Number(option("warmup", "2")))
-const clientCounts = option("clients", "1,100,1000").split(",").map((text) => Math.floor(Number(text.trim())))
+const clientCounts = option("clients", "1,100,1000").split(",").map((text) => wholeNumber("clients", text.trim(), 1))
   .filter((n) => Number.isFinite(n) && n >= 1)
 
 // ---------- constants ----------
@@ -573,6 +572,6 @@ const program = Effect.gen(function*() {
   }))
 })
 
-if (argv.includes("--serve-easyai")) await serveEasyai()
-else if (argv.includes("--serve-sdk")) await serveSdk()
+if (flag("serve-easyai")) await serveEasyai()
+else if (flag("serve-sdk")) await serveSdk()
 else NodeRuntime.runMain(Effect.scoped(program))

@@ -43,6 +43,7 @@ import {
 import { parseJson } from "../src/domain/json.js"
 import { presets } from "../src/domain/Sampling.js"
 import { anchorEngineConfig, benchArgs } from "./args.js"
+import { wholeNumber } from "./commandLine.js"
 import { type Answer, type Client, forkClient, type Job, type LoadRun, loadTest, type StreamRun } from "./loadClient.js"
 import { field, log, median, round2, sum } from "./stats.js"
 
@@ -52,9 +53,9 @@ const parsed = benchArgs(
   3
 )
 const { flashAttention, modelPath, option, rounds, threads } = parsed
-const maxTokens = Math.max(1, Number(option("tokens", "64")))
-const healthRequests = Math.max(1, Number(option("health", "2000")))
-const completionRequests = Math.max(1, Number(option("completions", "300")))
+const maxTokens = wholeNumber("tokens", option("tokens", "64"), 1)
+const healthRequests = wholeNumber("health", option("health", "2000"), 1)
+const completionRequests = wholeNumber("completions", option("completions", "300"), 1)
 /** The figures to measure (both by default), so one of them can be repeated alone. */
 const parts = new Set(option("parts", "stream,load").split(","))
 
