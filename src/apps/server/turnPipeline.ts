@@ -252,14 +252,13 @@ export const streamedResponse = (
 ): Effect.Effect<HttpServerResponse.HttpServerResponse, ApiError, Scope.Scope> =>
   Effect.map(afterFirstEvent(events), (all) => {
     // A chunk of events is one stage and one write: its frames joined, then encoded once.
-    const frames = Stream.suspend(() => Stream.fromChunk(bytes(Chunk.of(encoder.start())))).pipe(
+    const frame = (text: () => string) => Stream.suspend(() => Stream.fromChunk(bytes(Chunk.of(text()))))
+    const frames = frame(encoder.start).pipe(
       Stream.concat(Stream.mapChunks(all, (chunk) => bytes(Chunk.map(chunk, encoder.event)))),
-      Stream.concat(Stream.suspend(() => Stream.fromChunk(bytes(Chunk.of(encoder.finish()))))),
+      Stream.concat(frame(encoder.finish)),
       Stream.catchAll((error) =>
-        Stream.flattenChunks(
-          Stream.fromEffect(
-            Effect.zipRight(context.metrics.failure, Effect.map(reported(error), (failure) => bytes(Chunk.of(encoder.fail(failure)))))
-          )
+        Stream.unwrap(
+          Effect.zipRight(context.metrics.failure, Effect.map(reported(error), (failure) => frame(() => encoder.fail(failure))))
         )
       ),
       Stream.ensuring(Effect.suspend(() => record(context.metrics, encoder.tally())))
