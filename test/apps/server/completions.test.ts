@@ -11,7 +11,7 @@ import { Effect, Schema } from "effect"
 import { LocalChatModel } from "easyai"
 import OpenAI from "openai"
 import { TextCompletion } from "../../../src/domain/openai/Completions.js"
-import { engineConfig, testModels } from "../../support/models.js"
+import { engineConfig, reachableStop, testModels } from "../../support/models.js"
 import { startServeSmall } from "../../support/programProcess.js"
 import { baseUrl, field, json, scriptedServer, send, served, sseFrames } from "../../support/server.js"
 
@@ -74,9 +74,9 @@ describe(`POST /v1/completions on ${model.name}`, () => {
         const chunks = frames.slice(0, -1).map((frame) => decode(frame.data))
         expect(chunks.map((chunk) => chunk.choices[0]?.text ?? "").join("")).toBe(decoded.choices[0]?.text)
 
-        // The first word of the continuation as a stop sequence: the text ends before it.
+        // A piece of the continuation as a stop sequence: the text ends before it.
         const continuation = decoded.choices[0]?.text.slice(prompt.length) ?? ""
-        const word = continuation.trim().split(/\s+/)[0] ?? ""
+        const word = reachableStop(continuation) ?? ""
         expect(word).not.toBe("")
         const stopped = decode((yield* send("POST", "/v1/completions", { json: { ...greedy, stop: [word] } })).text)
         expect(stopped.choices[0]?.text).not.toContain(word)
@@ -101,7 +101,11 @@ describe(`POST /v1/completions on ${model.name}`, () => {
         expect(result.whole.text.length).toBeGreaterThan(0)
         expect(result.whole.finishReason).toBe("length")
         expect(result.streamed).toBe(result.whole.text)
-        expect(result.usage.outputTokens).toBe(12)
+        // The usage the server reported, both ways. It is the budget on a story model; on the generated model's bytes
+        // node-llama-cpp can take one token more to finish a character, and the count says so rather than hide it.
+        expect(result.usage.outputTokens).toBe(result.whole.usage.outputTokens)
+        expect(result.usage.outputTokens).toBeGreaterThanOrEqual(12)
+        expect(result.usage.outputTokens).toBeLessThanOrEqual(13)
       }))
 
     it.effect("what one local completion cannot give is a 400 naming the field, and the server still serves", () =>

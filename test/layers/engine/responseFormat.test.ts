@@ -58,12 +58,13 @@ describe(`answers in a shape on ${model.name}`, () => {
         expect(tags.at(-1)).toBe("Finished")
       }))
 
-    it.effect("json_object: the grammar holds even a story model to a JSON object, key first", () =>
+    it.effect("json_object: the grammar holds even a story model to a JSON object", () =>
       Effect.gen(function*() {
         // A free object runs as long as the model keeps writing strings: this one fills its budget, so the test
         // reads the opening the grammar forced (a model left free tells a story from its first token).
         const { text } = yield* answer({ type: "json_object" }, 64)
-        expect(text.trimStart()).toMatch(/^\{\s*"/)
+        // An object from its first character: a key follows on a story model, `}` may on the generated one.
+        expect(text.trimStart()).toMatch(/^\{\s*["}]/)
       }))
 
     it.effect("a schema no grammar can be built from is the request's error", () =>
