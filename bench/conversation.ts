@@ -4,16 +4,19 @@
  * request carrying the whole history, streamed.
  *
  *   npm run bench:conversation -- [model.gguf …] [--turns=10] [--gap=1100] [--words=12] [--reply=32]
- *                                 [--runs=3] [--threads=1] [--ctx=N] [--fallback-ctx=8192]
+ *                                 [--runs=6] [--threads=1] [--ctx=N] [--fallback-ctx=8192]
  *                                 [--tools=both|on|off] [--no-tools]
  *
  * Without a model path it runs every test model (`test/support/models.ts`:
  * the generated tiny model and `../shared/models/*.gguf`). For each model
  * and each toolbelt (the default tools, and `--no-tools`), two servers run
  * side by side: one with its default per-request preamble, and the baseline,
- * asked the same messages with `X-Easyai-Inject: off`. Each turn goes to the
- * first, then, with the first's reply in the history, to the baseline, so
- * both hold the same conversation and any drift of the machine hits both.
+ * asked the same messages with `X-Easyai-Inject: off`. Each turn goes to
+ * both, one after the other, and the default server's reply joins the
+ * history, so both hold the same conversation and any drift of the machine
+ * hits both. Who is asked first alternates from turn to turn and from run to
+ * run: the first request after a pause meets a machine that has gone idle,
+ * and that must not always be the same server's.
  * A user turn is a sentence of `--words` words (12 by default: a chat
  * message as people type them), different each turn.
  *
@@ -21,12 +24,13 @@
  * else the end of the answer) and the share of the prompt that came from the
  * KV cache (`timings.cache_n` ÷ (`cache_n` + `prompt_n`), as the server
  * reports them), and the share of what the previous turn left in the cache
- * (its prompt and its answer) that this turn reused. The conversation is held `--runs` times on fresh servers;
- * the summary gives the median time to first token of the last turn both
- * answered in every run, default ÷ baseline, the median of that ratio over
- * every turn from 2 on in every run (steadier on a busy machine), the
- * lowest cached share from turn 2 on, and the lowest reuse of the previous
- * turn from turn 2 on (on both servers).
+ * (its prompt and its answer) that this turn reused. The conversation is
+ * held `--runs` times on fresh servers; the summary gives the median time to
+ * first token of the last turn both answered in every run, default ÷
+ * baseline, the median of that ratio over every turn from 2 on in every run
+ * (steadier on a busy machine), the lowest cached share from turn 2 on, and
+ * the lowest reuse of the previous turn from turn 2 on (each on both
+ * servers).
  *
  * `--threads` is passed to the servers (1 by default, as the anchors), and
  * `--ctx` when given; no other setting is, and no settings file is read
@@ -55,7 +59,8 @@ const turns = wholeNumber("turns", cli.option("turns", "10"), 1)
 const gapMillis = wholeNumber("gap", cli.option("gap", "1100"), 0)
 const wordsPerTurn = wholeNumber("words", cli.option("words", "12"), 1)
 const replyTokens = wholeNumber("reply", cli.option("reply", "32"), 1)
-const runs = wholeNumber("runs", cli.option("runs", "3"), 1)
+// Even, so that each server is asked first on the last turn as often as the other.
+const runs = wholeNumber("runs", cli.option("runs", "6"), 1)
 const threads = cli.option("threads", "1")
 const contextSize = cli.option("ctx", "")
 const fallbackContext = cli.option("fallback-ctx", "8192")
@@ -220,7 +225,7 @@ interface Pair {
  * Holds the conversation once, on two fresh servers side by side. Stops
  * after `turns` turns, or at the first turn either server refuses.
  */
-const converse = (modelPath: string, tools: boolean, context: string) =>
+const converse = (modelPath: string, tools: boolean, context: string, run: number) =>
   Effect.scoped(Effect.gen(function*() {
     const ours = yield* startServe(modelPath, tools, context)
     const baseline = yield* startServe(modelPath, tools, context)
@@ -230,16 +235,18 @@ const converse = (modelPath: string, tools: boolean, context: string) =>
       // Paced like a person: the next message comes at least `gap` after the reply.
       if (turn > 0) yield* Effect.sleep(gapMillis)
       history.push({ role: "user", content: userTurn(turn) })
+      const baselineFirst = (turn + run) % 2 === 1
+      const early = baselineFirst ? yield* sendTurn(baseline.url, history, false, turn) : undefined
       const mine = yield* sendTurn(ours.url, history, true, turn)
       if (mine.error !== undefined) {
         pairs.push({ ours: mine })
         log(`  turn ${turn + 1}: refused: ${mine.error}`)
         break
       }
-      const theirs = yield* sendTurn(baseline.url, history, false, turn)
+      const theirs = early ?? (yield* sendTurn(baseline.url, history, false, turn))
       pairs.push({ ours: mine, baseline: theirs })
       log(
-        `  turn ${turn + 1}: TTFT ${round2(mine.ttftMs)} ms ÷ ${round2(theirs.ttftMs)} ms, ` +
+        `  turn ${turn + 1}${baselineFirst ? " (inject off first)" : ""}: TTFT ${round2(mine.ttftMs)} ms ÷ ${round2(theirs.ttftMs)} ms, ` +
           `cached ${mine.cachedTokens}/${mine.cachedTokens + mine.evaluatedTokens} (${round2(mine.cachedShare * 100)}%) ` +
           `vs ${theirs.cachedTokens}/${theirs.cachedTokens + theirs.evaluatedTokens}` +
           (theirs.error === undefined ? "" : `, baseline refused: ${theirs.error}`)
@@ -296,12 +303,12 @@ const program = Effect.gen(function*() {
       const held: Array<ReadonlyArray<Pair>> = []
       for (let run = 0; run < runs; run++) {
         log(`${label}, run ${run + 1}${context === "" ? "" : `, --ctx ${context}`}`)
-        let pairs = yield* converse(model.path, tools, context)
+        let pairs = yield* converse(model.path, tools, context, run)
         if (run === 0 && context === "" && overflowedAtOnce(pairs)) {
           note = `the default context refused turn 1 (${pairs[0]?.ours.error?.slice(0, 160)}); held with --ctx ${fallbackContext}`
           log(`${label}: ${note}`)
           context = fallbackContext
-          pairs = yield* converse(model.path, tools, context)
+          pairs = yield* converse(model.path, tools, context, run)
         }
         held.push(pairs)
       }
@@ -332,19 +339,21 @@ const program = Effect.gen(function*() {
         }
       })
       const last = perTurn.at(-1)
-      const fromTurn2 = perTurn.slice(1).map((turn) => turn.cachedShare)
-      const minShare = fromTurn2.length === 0 ? Number.NaN : Math.min(...fromTurn2)
+      const lowestFromTurn2 = (shares: ReadonlyArray<number>) => (shares.length === 0 ? Number.NaN : Math.min(...shares))
+      const minShare = lowestFromTurn2(perTurn.slice(1).map((turn) => turn.cachedShare))
+      // The anchor's own figure: a new message that is a large share of a short prompt keeps both below 1.
+      const minBaselineShare = lowestFromTurn2(perTurn.slice(1).map((turn) => turn.baselineCachedShare))
       const minReused = lastTurn < 2 ? Number.NaN : Math.min(...perTurn.slice(1).map((turn) => turn.reusedShare))
       const minBaselineReused = lastTurn < 2 ? Number.NaN : Math.min(...perTurn.slice(1).map((turn) => turn.baselineReusedShare))
       // Every turn from 2 on, every run: one turn's ratio is at the mercy of the machine's other work.
       const laterRatios = answeredRuns.flatMap((pairs) => pairs.slice(1, lastTurn).map((pair) => pair.ours.ttftMs / pair.baseline.ttftMs))
       const medianLaterRatio = round2(median(laterRatios))
       const refused = held.map(refusal).find((error) => error !== undefined)
-      log(`${label}: turn ${lastTurn} TTFT default ÷ inject off ${last?.ttftRatio ?? Number.NaN}; lowest cached share from turn 2 ${minShare}, lowest reuse of the previous turn ${minReused} (inject off ${minBaselineReused})`)
+      log(`${label}: turn ${lastTurn} TTFT default ÷ inject off ${last?.ttftRatio ?? Number.NaN}; lowest cached share from turn 2 ${minShare} (inject off ${minBaselineShare}), lowest reuse of the previous turn ${minReused} (inject off ${minBaselineReused})`)
       table.push(
         `${model.name} | ${tools ? "default" : "none"} | ${context === "" ? "default" : context} | ${lastTurn} | ` +
           `${last?.ttftMs ?? Number.NaN} | ${last?.baselineTtftMs ?? Number.NaN} | ${last?.ttftRatio ?? Number.NaN} | ${medianLaterRatio} | ` +
-          `${minShare} | ${minReused} | ${minBaselineReused} | ${last === undefined ? "-" : `${last.evaluatedTokens}/${last.baselineEvaluatedTokens}`} | ` +
+          `${minShare} | ${minBaselineShare} | ${minReused} | ${minBaselineReused} | ${last === undefined ? "-" : `${last.evaluatedTokens}/${last.baselineEvaluatedTokens}`} | ` +
           `${refused === undefined ? "-" : refused.slice(0, 90)}`
       )
       results.push({
@@ -356,6 +365,7 @@ const program = Effect.gen(function*() {
         lastTurnTtftRatio: last?.ttftRatio ?? Number.NaN,
         medianTtftRatioFromTurn2: medianLaterRatio,
         minCachedShareFromTurn2: minShare,
+        baselineMinCachedShareFromTurn2: minBaselineShare,
         minReusedShareFromTurn2: minReused,
         baselineMinReusedShareFromTurn2: minBaselineReused,
         ...(refused === undefined ? {} : { refused }),
@@ -367,7 +377,7 @@ const program = Effect.gen(function*() {
   console.log(
     "model | tools | ctx | last turn answered | its median TTFT default ms | inject off ms | default÷off | " +
       "median default÷off of turns 2+ | " +
-      "min cached share from turn 2 | min reuse of the previous turn | inject off | last turn evaluated default/off | refused"
+      "min cached share from turn 2 | inject off | min reuse of the previous turn | inject off | last turn evaluated default/off | refused"
   )
   for (const line of table) console.log(line)
   console.log(JSON.stringify({
