@@ -15,8 +15,9 @@
  * both, one after the other, and the default server's reply joins the
  * history, so both hold the same conversation and any drift of the machine
  * hits both. Who is asked first alternates from turn to turn and from run to
- * run: the first request after a pause meets a machine that has gone idle,
- * and that must not always be the same server's.
+ * run, so that whatever the position costs (the first request after a
+ * pause meets an idle machine, the second one meets the first server still
+ * tidying up) falls on both sides alike.
  * A user turn is a sentence of `--words` words (12 by default: a chat
  * message as people type them), different each turn.
  *
