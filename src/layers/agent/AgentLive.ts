@@ -8,9 +8,15 @@
  *              └─ answer → TurnComplete
  * ```
  *
+ * The loop runs as its reader reads: each event is produced when the
+ * reader asks for it, on the reader's fiber, so a slow reader pauses the
+ * loop and an interrupted one stops it where it is (a generation, a tool).
+ * No fiber is forked and nothing is handed over through a queue, which on
+ * the token path cost every delivery a fiber switch.
+ *
  * @module
  */
-import { Effect, Exit, Layer, Queue, Stream, Take } from "effect"
+import { Channel, type Chunk, Effect, Layer, Stream, type Tracer } from "effect"
 import {
   type AgentEvent,
   HopReset,
@@ -25,8 +31,7 @@ import { Approval } from "../../services/Approval.js"
 import { ChatModel } from "../../services/ChatModel.js"
 import { ToolRegistry } from "../../services/ToolRegistry.js"
 import { dispatchToolCalls } from "./dispatch.js"
-import { runModelTurn, type TurnSummary } from "./modelTurn.js"
-import { fromTakes } from "./takeStream.js"
+import { modelTurn, type TurnSummary } from "./modelTurn.js"
 import {
   announceCorrection,
   classify,
@@ -34,7 +39,7 @@ import {
   maxIncompleteRetries,
   maxThoughtRetries
 } from "./retryPolicy.js"
-import { spannedStream, turnSpanOptions } from "../tracing/spannedStream.js"
+import { spannedStream } from "../tracing/spannedStream.js"
 
 /** Options of {@link layer}. */
 export interface Options {
@@ -43,7 +48,11 @@ export interface Options {
    * registered (shell work legitimately takes many steps).
    */
   readonly maxToolHops?: number
-  /** How many events may wait for a slow consumer before the loop pauses. */
+  /**
+   * Lets the loop run ahead of a slow reader, in a fiber of its own, by up
+   * to this many events. Unset (the default), the loop runs as the reader
+   * reads and nothing waits in between.
+   */
   readonly bufferSize?: number
 }
 
@@ -72,7 +81,7 @@ const make = Effect.gen(function*() {
         ? Effect.succeed(options.maxToolHops)
         : Effect.map(registry.has("bash"), (bash) => (bash ? bashMaxToolHops : defaultMaxToolHops))
 
-    const loop = (input: RunInput, emit: (event: AgentEvent) => Effect.Effect<void>) =>
+    const loop = (input: RunInput, runSpan: Tracer.AnySpan) =>
       Effect.gen(function*() {
         const maxHops = yield* hopBudget(input)
         const info = yield* model.info
@@ -83,121 +92,127 @@ const make = Effect.gen(function*() {
         let announceRetries = 0
         let incompleteRetries = 0
         let partial = ""
+        let next: "again" | "done" = "again"
 
-        const finish = (text: string, reasoning: string, stopReason: StopReason) =>
-          emit(
-            new TurnComplete({
-              text,
-              ...(reasoning === "" ? {} : { reasoning }),
-              stopReason,
-              hops
-            }, trusted)
-          )
+        const finish = (text: string, reasoning: string, stopReason: StopReason): AgentEvent =>
+          new TurnComplete({
+            text,
+            ...(reasoning === "" ? {} : { reasoning }),
+            stopReason,
+            hops
+          }, trusted)
+
+        const done = (...events: ReadonlyArray<AgentEvent>): Stream.Stream<AgentEvent> => {
+          next = "done"
+          return Stream.fromIterable(events)
+        }
 
         /** The turn streamed so far is dropped and asked again: a `HopReset`, and the reason on the hop's span. */
-        const retry = (reason: HopReset["reason"], attempt: number) =>
-          Effect.zipRight(
-            Effect.annotateCurrentSpan({ "easyai.retry.reason": reason, "easyai.retry.attempt": attempt }),
-            emit(new HopReset({ reason, attempt }, trusted))
-          )
+        const retry = (span: Tracer.Span, reason: HopReset["reason"], attempt: number): Stream.Stream<AgentEvent> => {
+          span.attribute("easyai.retry.reason", reason)
+          span.attribute("easyai.retry.attempt", attempt)
+          return Stream.succeed(new HopReset({ reason, attempt }, trusted))
+        }
 
-        const answer = (turn: TurnSummary, text: string) =>
+        const answer = (turn: TurnSummary, text: string, ...before: ReadonlyArray<AgentEvent>) => {
+          const message = new AssistantMessage({
+            content: text,
+            ...(turn.reasoning === "" ? {} : { reasoning: turn.reasoning })
+          }, trusted)
+          return done(
+            ...before,
+            new MessagesAppended({ messages: [message] }, trusted),
+            finish(text, turn.reasoning, turn.finishReason === "length" ? "Length" : "Stop")
+          )
+        }
+
+        /** What follows a finished model turn: its tool calls, or a retry, or the answer. */
+        const decide = (
+          turn: TurnSummary,
+          toolsAvailable: boolean,
+          span: Tracer.Span
+        ): Effect.Effect<Stream.Stream<AgentEvent, AgentError>> =>
           Effect.gen(function*() {
-            const message = new AssistantMessage({
-              content: text,
-              ...(turn.reasoning === "" ? {} : { reasoning: turn.reasoning })
-            }, trusted)
-            yield* emit(new MessagesAppended({ messages: [message] }, trusted))
-            yield* finish(text, turn.reasoning, turn.finishReason === "length" ? "Length" : "Stop")
+            if (turn.cut !== undefined) {
+              if (incompleteRetries >= maxIncompleteRetries) return Stream.fail(turn.cut)
+              incompleteRetries++
+              yield* Effect.logWarning(`the model's stream broke before an answer (${turn.cut.message}); asking again`)
+              return retry(span, "Incomplete", incompleteRetries)
+            }
+
+            const outcome = classify(turn, toolsAvailable)
+            span.attribute("easyai.hop.outcome", outcome)
+            switch (outcome) {
+              case "ThoughtOnly": {
+                if (thoughtRetries < maxThoughtRetries) {
+                  thoughtRetries++
+                  return retry(span, "ThoughtOnly", thoughtRetries)
+                }
+                return answer(turn, turn.reasoning, new TextDelta({ text: turn.reasoning }, trusted))
+              }
+              case "AnnounceOnly": {
+                if (announceRetries < maxAnnounceRetries) {
+                  announceRetries++
+                  correction = [new UserMessage({ content: announceCorrection }, trusted)]
+                  return retry(span, "AnnounceOnly", announceRetries)
+                }
+                return answer(turn, turn.text)
+              }
+              case "Answer":
+                return answer(turn, turn.text)
+              case "ToolCalls": {
+                const assistant = new AssistantMessage({
+                  content: turn.text,
+                  ...(turn.reasoning === "" ? {} : { reasoning: turn.reasoning }),
+                  toolCalls: turn.toolCalls
+                }, trusted)
+                const dispatch = dispatchToolCalls(turn.toolCalls, approval, registry, span)
+                return Stream.concat(
+                  dispatch.events,
+                  Stream.suspend(() => {
+                    conversation.push(assistant, ...dispatch.results)
+                    const appended = new MessagesAppended({ messages: [assistant, ...dispatch.results] }, trusted)
+                    hops++
+                    correction = []
+                    thoughtRetries = 0
+                    if (turn.text.trim() !== "") partial = turn.text
+                    return hops >= maxHops ? done(appended, finish(partial, "", "HopLimitReached")) : Stream.succeed(appended)
+                  })
+                )
+              }
+            }
           })
 
-        /** One hop: a model turn, then its tool calls, or a retry, or the answer. The `Agent.hop` span. */
-        const hop = Effect.gen(function*() {
-          const tools = yield* registry.specs
-          const turn = yield* runModelTurn(model, info, {
-            messages: [...conversation, ...correction],
-            tools,
-            toolChoice: hops === 0 && input.toolChoice !== undefined ? input.toolChoice : "auto",
-            ...(input.sampling === undefined ? {} : { sampling: input.sampling }),
-            ...(input.maxTokens === undefined ? {} : { maxTokens: input.maxTokens }),
-            ...(input.stop === undefined ? {} : { stop: input.stop }),
-            ...(input.responseFormat === undefined ? {} : { responseFormat: input.responseFormat })
-          }, emit)
+        /** One hop: a model turn, then what follows it. The `Agent.hop` span. */
+        const hop = (): Stream.Stream<AgentEvent, AgentError> =>
+          spannedStream("Agent.hop", { parent: runSpan, attributes: { "easyai.hop": hops } }, (span) =>
+            Effect.map(registry.specs, (tools) => {
+              const turn = modelTurn(model, info, {
+                messages: [...conversation, ...correction],
+                tools,
+                toolChoice: hops === 0 && input.toolChoice !== undefined ? input.toolChoice : "auto",
+                ...(input.sampling === undefined ? {} : { sampling: input.sampling }),
+                ...(input.maxTokens === undefined ? {} : { maxTokens: input.maxTokens }),
+                ...(input.stop === undefined ? {} : { stop: input.stop }),
+                ...(input.responseFormat === undefined ? {} : { responseFormat: input.responseFormat })
+              }, span)
+              return Stream.concat(turn.events, Stream.unwrap(Effect.suspend(() => decide(turn.summary(), tools.length > 0, span))))
+            }))
 
-          if (turn.cut !== undefined) {
-            if (incompleteRetries >= maxIncompleteRetries) return yield* Effect.fail(turn.cut)
-            incompleteRetries++
-            yield* Effect.logWarning(`the model's stream broke before an answer (${turn.cut.message}); asking again`)
-            yield* retry("Incomplete", incompleteRetries)
-            return "again"
-          }
-
-          const outcome = classify(turn, tools.length > 0)
-          yield* Effect.annotateCurrentSpan("easyai.hop.outcome", outcome)
-          switch (outcome) {
-            case "ThoughtOnly": {
-              if (thoughtRetries < maxThoughtRetries) {
-                thoughtRetries++
-                yield* retry("ThoughtOnly", thoughtRetries)
-                return "again"
-              }
-              yield* emit(new TextDelta({ text: turn.reasoning }, trusted))
-              yield* answer(turn, turn.reasoning)
-              return "done"
-            }
-            case "AnnounceOnly": {
-              if (announceRetries < maxAnnounceRetries) {
-                announceRetries++
-                correction = [new UserMessage({ content: announceCorrection }, trusted)]
-                yield* retry("AnnounceOnly", announceRetries)
-                return "again"
-              }
-              yield* answer(turn, turn.text)
-              return "done"
-            }
-            case "Answer":
-              yield* answer(turn, turn.text)
-              return "done"
-            case "ToolCalls": {
-              const assistant = new AssistantMessage({
-                content: turn.text,
-                ...(turn.reasoning === "" ? {} : { reasoning: turn.reasoning }),
-                toolCalls: turn.toolCalls
-              }, trusted)
-              const results = yield* dispatchToolCalls(turn.toolCalls, approval, registry, emit)
-              conversation.push(assistant, ...results)
-              yield* emit(new MessagesAppended({ messages: [assistant, ...results] }, trusted))
-              hops++
-              correction = []
-              thoughtRetries = 0
-              if (turn.text.trim() !== "") partial = turn.text
-              if (hops >= maxHops) {
-                yield* finish(partial, "", "HopLimitReached")
-                return "done"
-              }
-              return "again"
-            }
-          }
-        })
-
-        let next: "again" | "done" = "again"
-        while (next === "again") {
-          next = yield* hop.pipe(Effect.withSpan("Agent.hop", { ...turnSpanOptions, attributes: { "easyai.hop": hops } }))
-        }
+        // A hop starts once the previous one has been read to its end; the channel loops, it does not nest.
+        const hopsFromHere: Channel.Channel<Chunk.Chunk<AgentEvent>, unknown, AgentError, unknown, unknown, unknown> = Channel
+          .suspend(() => next === "again" ? Channel.zipRight(Stream.toChannel(hop()), hopsFromHere) : Channel.void)
+        return Stream.fromChannel(hopsFromHere)
       })
 
-    const run = (input: RunInput): Stream.Stream<AgentEvent, AgentError> =>
-      spannedStream("Agent.run", { attributes: { "gen_ai.operation.name": "invoke_agent" } }, () =>
-        Effect.gen(function*() {
-          const queue = yield* Queue.bounded<Take.Take<AgentEvent, AgentError>>(options.bufferSize ?? 64)
-          const emit = (event: AgentEvent) => Effect.asVoid(Queue.offer(queue, Take.of(event)))
-          // Forked under the run's span: the hops' spans are its children.
-          yield* loop(input, emit).pipe(
-            Effect.onExit((exit) => Queue.offer(queue, Exit.isSuccess(exit) ? Take.end : Take.failCause(exit.cause))),
-            Effect.forkScoped
-          )
-          return fromTakes(queue)
-        }))
+    const run = (input: RunInput): Stream.Stream<AgentEvent, AgentError> => {
+      const events = spannedStream(
+        "Agent.run",
+        { attributes: { "gen_ai.operation.name": "invoke_agent" } },
+        (span) => loop(input, span)
+      )
+      return options.bufferSize === undefined ? events : Stream.buffer(events, { capacity: options.bufferSize })
+    }
 
     return { run }
   }

@@ -4,13 +4,13 @@
  *
  * @module
  */
-import { Clock, Effect, Schema, Stream } from "effect"
+import { Chunk, Clock, Effect, type Exit, Option, Schema, Stream, type Tracer } from "effect"
 import type { AgentEvent } from "../../domain/AgentEvent.js"
 import type { ChatModelError, ModelError } from "../../domain/errors.js"
 import { type FinishReason, ModelEvent, type Usage } from "../../domain/ModelEvent.js"
 import type { ToolCall } from "../../domain/ToolCall.js"
 import type { ChatRequest, ModelInfo, Service as ChatModelService } from "../../services/ChatModel.js"
-import { turnSpanOptions } from "../tracing/spannedStream.js"
+import { scopedSpannedStream } from "../tracing/spannedStream.js"
 import { recordModelTurn } from "./modelMetrics.js"
 
 /** What a finished model turn produced. */
@@ -110,38 +110,75 @@ const responseAttributes = (turn: TurnSummary, events: ReadonlyArray<ModelEvent>
   }
 }
 
+/** One model turn: what a person sees of it, and what the loop keeps of it. */
+export interface ModelTurn {
+  /** The visible events, as the model sends them; the stream is the `ChatModel.stream` span. */
+  readonly events: Stream.Stream<AgentEvent, ChatModelError>
+  /** What the turn produced so far; the whole turn once `events` has ended. */
+  readonly summary: () => TurnSummary
+}
+
 /**
- * Streams one model turn, emitting what is visible, and summarizes it. A
- * stream cut before any answer text or tool call is a summary with `cut`,
- * not a failure: nothing but reasoning is lost by asking again. The turn is
- * the `ChatModel.stream` span.
+ * One model turn, read by whoever reads the loop. A stream cut before any
+ * answer text or tool call ends with a summary that has `cut`, instead of
+ * failing: nothing but reasoning is lost by asking again.
+ *
+ * The turn's span is a child of `parent` (the hop's). The model's first
+ * chunk is read while the span is current, so the spans its stream opens
+ * when it starts (the engine's) are the turn's children.
  */
-export const runModelTurn = (
+export const modelTurn = (
   model: ChatModelService,
   info: ModelInfo,
   request: ChatRequest,
-  emit: (event: AgentEvent) => Effect.Effect<void>
-): Effect.Effect<TurnSummary, ChatModelError> =>
-  Effect.flatMap(Clock.currentTimeMillis, (startedAt) => {
-    // This turn's own fold, and whether anything arrived, read when the stream breaks.
-    let sofar = empty
-    let started = false
-    const events: Array<ModelEvent> = []
-    const finished = Effect.suspend(() =>
-      Effect.zipRight(
-        Effect.annotateCurrentSpan(responseAttributes(sofar, events)),
-        Effect.flatMap(Clock.currentTimeMillis, (now) => recordModelTurn(info, (now - startedAt) / 1000, lastUsage(events)))
-      )
-    )
-    return Stream.runForEach(model.stream(request), (event) => {
+  parent: Tracer.AnySpan
+): ModelTurn => {
+  let sofar = empty
+  let started = false
+  const events: Array<ModelEvent> = []
+  const see = (chunk: Chunk.Chunk<ModelEvent>): Chunk.Chunk<AgentEvent> => {
+    const shown: Array<AgentEvent> = []
+    for (const event of chunk) {
       started = true
       events.push(event)
       sofar = fold(sofar, event)
-      const shown = visible(event)
-      return shown === undefined ? Effect.void : emit(shown)
-    }).pipe(
-      Effect.map(() => sofar),
-      Effect.catchIf((error) => cutBeforeAnswer(sofar, started, error), (error) => Effect.succeed({ ...sofar, cut: error })),
-      Effect.ensuring(finished)
-    )
-  }).pipe(Effect.withSpan("ChatModel.stream", { ...turnSpanOptions, kind: "client", attributes: requestAttributes(info, request) }))
+      const visibleEvent = visible(event)
+      if (visibleEvent !== undefined) shown.push(visibleEvent)
+    }
+    return Chunk.unsafeFromArray(shown)
+  }
+  const stream = scopedSpannedStream(
+    "ChatModel.stream",
+    { kind: "client", parent, attributes: requestAttributes(info, request) },
+    (span) =>
+      Effect.gen(function*() {
+        const startedAt = yield* Clock.currentTimeMillis
+        // Closed with the span's scope, before the span ends.
+        yield* Effect.addFinalizer(() => {
+          for (const [key, value] of Object.entries(responseAttributes(sofar, events))) span.attribute(key, value)
+          return Effect.flatMap(Clock.currentTimeMillis, (now) => recordModelTurn(info, (now - startedAt) / 1000, lastUsage(events)))
+        })
+        const pull = yield* Stream.toPull(model.stream(request))
+        const cut = (error: ModelError) =>
+          Effect.suspend(() => {
+            sofar = { ...sofar, cut: error }
+            return Effect.fail(Option.none())
+          })
+        const step = pull.pipe(
+          Effect.map(see),
+          Effect.catchAll((end) =>
+            Option.isSome(end) && cutBeforeAnswer(sofar, started, end.value) ? cut(end.value) : Effect.fail(end)
+          )
+        )
+        // Read here, while the span is current; handed on by the first pull of the stream.
+        let first: Exit.Exit<Chunk.Chunk<AgentEvent>, Option.Option<ChatModelError>> | undefined = yield* Effect.exit(step)
+        return Stream.repeatEffectChunkOption(Effect.suspend(() => {
+          if (first === undefined) return step
+          const read = first
+          first = undefined
+          return read
+        }))
+      })
+  )
+  return { events: stream, summary: () => sofar }
+}

@@ -31,7 +31,7 @@ import { renderPrompt, toChatHistory, toFunctions } from "./history.js"
 import { load } from "./load.js"
 import * as SequencePool from "./sequencePool.js"
 import { errorText } from "../../domain/errorText.js"
-import { spannedStream } from "../tracing/spannedStream.js"
+import { scopedSpannedStream } from "../tracing/spannedStream.js"
 
 const make = (config: EngineConfig) =>
   Effect.gen(function*() {
@@ -97,7 +97,7 @@ const make = (config: EngineConfig) =>
         )
 
     const stream = (request: ChatRequest) =>
-      spannedStream("Engine.stream", {}, (span) => Effect.gen(function*() {
+      scopedSpannedStream("Engine.stream", {}, (span) => Effect.gen(function*() {
         const history = toChatHistory(request.messages)
         const forced = (request.toolChoice === "required" || typeof request.toolChoice === "object") && request.tools.length > 0
         // A shaped answer is the answer: under its grammar the model can call no tool, so none is offered.
@@ -153,7 +153,7 @@ const make = (config: EngineConfig) =>
       }))
 
     const completeStream = (request: CompletionRequest) =>
-      spannedStream("Engine.complete", {}, () => Effect.gen(function*() {
+      scopedSpannedStream("Engine.complete", {}, () => Effect.gen(function*() {
         const tokens = model.tokenize(request.prompt)
         if (overflow === "fail" && tokens.length + 1 >= contextSize) {
           return yield* new ContextOverflow({ promptTokens: tokens.length, contextSize })

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Deferred, Effect, Exit, Fiber, Ref, Stream } from "effect"
+import { Deferred, Effect, Exit, Fiber, Ref, Stream, TestClock } from "effect"
 import {
   Agent,
   type AgentEvent,
@@ -313,6 +313,22 @@ describe("Agent loop", () => {
         expect(Exit.isInterrupted(exit)).toBe(true)
         expect(tags(yield* Ref.get(seen))).toEqual(["TextDelta"])
       }).pipe(Effect.provide(scriptedAgent([[...Scripted.text("Hel"), Scripted.delay("1 minute"), ...Scripted.text("lo")]]))))
+
+    it.effect("stops a model that has not sent anything yet (a long prompt) at once", () =>
+      Effect.gen(function*() {
+        const agent = yield* Agent
+        const seen = yield* Ref.make<ReadonlyArray<AgentEvent>>([])
+        const fiber = yield* agent.run({ messages: question }).pipe(
+          Stream.runForEach((event) => Ref.update(seen, (all) => [...all, event])),
+          Effect.fork
+        )
+        // The model sleeps for a minute before its first event; half of it passes, then the reader is interrupted.
+        // Were the sleep not interruptible, the interruption would wait for a clock that moves no further.
+        yield* TestClock.adjust("30 seconds")
+        const exit = yield* Fiber.interrupt(fiber)
+        expect(Exit.isInterrupted(exit)).toBe(true)
+        expect(yield* Ref.get(seen)).toEqual([])
+      }).pipe(Effect.provide(scriptedAgent([[Scripted.delay("1 minute"), ...Scripted.text("Hello")]]))))
 
     it.effect("interrupts a running tool and appends nothing for its hop", () =>
       Effect.gen(function*() {
