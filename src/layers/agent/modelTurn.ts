@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { Chunk, Clock, Effect, type Exit, Option, Schema, Stream, type Tracer } from "effect"
+import { Cause, Channel, Chunk, Clock, Effect, ExecutionStrategy, Exit, Option, Schema, Scope, Stream, type Tracer } from "effect"
 import type { AgentEvent } from "../../domain/AgentEvent.js"
 import type { ChatModelError, ModelError } from "../../domain/errors.js"
 import { type FinishReason, ModelEvent, type Usage } from "../../domain/ModelEvent.js"
@@ -110,6 +110,22 @@ const responseAttributes = (turn: TurnSummary, events: ReadonlyArray<ModelEvent>
   }
 }
 
+/**
+ * The stream of `pull`'s chunks, ending where it fails with `None`. Unlike
+ * `Stream.repeatEffectChunkOption`, which keeps only the first failure, a
+ * failure that comes with others (a clean-up that failed as well) is the
+ * stream's whole.
+ */
+const pulled = <A, E>(pull: Effect.Effect<Chunk.Chunk<A>, Option.Option<E>>): Stream.Stream<A, E> => {
+  const next: Channel.Channel<Chunk.Chunk<A>, unknown, E, unknown, void, unknown> = Channel.unwrap(
+    Effect.matchCause(pull, {
+      onFailure: (cause) => Option.match(Cause.flipCauseOption(cause), { onNone: () => Channel.void, onSome: Channel.failCause }),
+      onSuccess: (chunk) => Channel.zipRight(Channel.write(chunk), next)
+    })
+  )
+  return Stream.fromChannel(next)
+}
+
 /** One model turn: what a person sees of it, and what the loop keeps of it. */
 export interface ModelTurn {
   /** The visible events, as the model sends them; the stream is the `ChatModel.stream` span. */
@@ -158,21 +174,26 @@ export const modelTurn = (
           for (const [key, value] of Object.entries(responseAttributes(sofar, events))) span.attribute(key, value)
           return Effect.flatMap(Clock.currentTimeMillis, (now) => recordModelTurn(info, (now - startedAt) / 1000, lastUsage(events)))
         })
-        const pull = yield* Stream.toPull(model.stream(request))
+        // The model's stream gets a scope of its own, closed inside the read that finds its end or its failure:
+        // a failure of its clean-up then travels with the turn, where a finalizer failing later would be lost.
+        const modelScope = yield* Scope.fork(yield* Effect.scope, ExecutionStrategy.sequential)
+        const pull = yield* Scope.extend(Stream.toPull(model.stream(request)), modelScope)
         const cut = (error: ModelError) =>
           Effect.suspend(() => {
             sofar = { ...sofar, cut: error }
             return Effect.fail(Option.none())
           })
-        const step = pull.pipe(
-          Effect.map(see),
-          Effect.catchAll((end) =>
-            Option.isSome(end) && cutBeforeAnswer(sofar, started, end.value) ? cut(end.value) : Effect.fail(end)
-          )
-        )
+        const step = Effect.catchAllCause(Effect.map(pull, see), (cause) => {
+          const ended = Option.isNone(Cause.flipCauseOption(cause))
+          return Effect.flatMap(Effect.exit(Scope.close(modelScope, ended ? Exit.void : Exit.failCause(cause))), (closed) => {
+            const all = Exit.isSuccess(closed) ? cause : Cause.sequential(cause, closed.cause)
+            const failure = Cause.isFailType(all) ? all.error : Option.none()
+            return Option.isSome(failure) && cutBeforeAnswer(sofar, started, failure.value) ? cut(failure.value) : Effect.failCause(all)
+          })
+        })
         // Read here, while the span is current; handed on by the first pull of the stream.
         let first: Exit.Exit<Chunk.Chunk<AgentEvent>, Option.Option<ChatModelError>> | undefined = yield* Effect.exit(step)
-        return Stream.repeatEffectChunkOption(Effect.suspend(() => {
+        return pulled(Effect.suspend(() => {
           if (first === undefined) return step
           const read = first
           first = undefined

@@ -1,9 +1,12 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Deferred, Effect, Exit, Fiber, Ref, Stream, TestClock } from "effect"
+import { Cause, Chunk, Deferred, Effect, Exit, Fiber, Layer, Ref, Stream, TestClock } from "effect"
 import {
   Agent,
   type AgentEvent,
+  AgentLive,
   ApprovalLive,
+  ChatModel,
+  type ChatModelService,
   AssistantMessage,
   type ChatMessage,
   HopLimitReached,
@@ -12,6 +15,7 @@ import {
   Tool,
   ToolCall,
   ToolMessage,
+  ToolRegistryLive,
   UserMessage
 } from "easyai"
 import { failOnHopLimit } from "../../../src/domain/AgentEvent.js"
@@ -294,6 +298,22 @@ describe("Agent loop", () => {
     }).pipe(Effect.provide(scriptedAgent([
       [...Scripted.text("partial"), Scripted.fail(new ModelError({ reason: "Transport", detail: "connection reset" }))]
     ]))))
+
+  it.effect("fails with every failure when the model's stream dies and its clean-up dies too", () =>
+    Effect.gen(function*() {
+      const crash = new Error("the model crashed")
+      const cleanup = new Error("its clean-up crashed too")
+      const model: ChatModelService = {
+        info: Effect.succeed({ name: "broken", backend: "test" }),
+        stream: () => Stream.die(crash).pipe(Stream.ensuring(Effect.die(cleanup)))
+      }
+      const agent = AgentLive.layer().pipe(
+        Layer.provideMerge(Layer.mergeAll(Layer.succeed(ChatModel, model), ToolRegistryLive.layer(), ApprovalLive.autoApprove))
+      )
+      const exit = yield* Effect.exit(run().pipe(Effect.provide(agent)))
+      const defects = Exit.isFailure(exit) ? Chunk.toReadonlyArray(Cause.defects(exit.cause)) : []
+      expect(defects.map((defect) => (defect instanceof Error ? defect.message : String(defect)))).toEqual([crash.message, cleanup.message])
+    }))
 
   describe("interruption", () => {
     it.effect("stops a generation mid-stream at once", () =>
