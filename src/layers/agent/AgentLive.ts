@@ -102,6 +102,7 @@ const make = Effect.gen(function*() {
             hops
           }, trusted)
 
+        /** The run's last events: no hop follows the one that returns them. */
         const done = (...events: ReadonlyArray<AgentEvent>): Stream.Stream<AgentEvent> => {
           next = "done"
           return Stream.fromIterable(events)
