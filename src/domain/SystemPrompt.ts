@@ -73,6 +73,42 @@ export interface PreambleOptions {
   readonly timeZone?: string
 }
 
+/** The two formatters a timestamp needs in one time zone. */
+interface ZoneFormatters {
+  readonly fields: Intl.DateTimeFormat
+  readonly abbreviation: Intl.DateTimeFormat
+}
+
+/**
+ * Formatters by time zone (`""` for the machine's). Building an
+ * `Intl.DateTimeFormat` costs far more than formatting with one, and every
+ * served request formats the time; only zones `Intl` accepts get here, so
+ * the map stays as small as the zone database.
+ */
+const zoneFormatters = new Map<string, ZoneFormatters>()
+
+const formattersOf = (timeZone: string | undefined): ZoneFormatters => {
+  const known = zoneFormatters.get(timeZone ?? "")
+  if (known !== undefined) return known
+  const zone = timeZone === undefined ? {} : { timeZone }
+  const made: ZoneFormatters = {
+    fields: new Intl.DateTimeFormat("en-US", {
+      ...zone,
+      year: "numeric",
+      month: "2-digit",
+      day: "2-digit",
+      hour: "2-digit",
+      minute: "2-digit",
+      second: "2-digit",
+      hourCycle: "h23",
+      timeZoneName: "longOffset"
+    }),
+    abbreviation: new Intl.DateTimeFormat("en-US", { ...zone, timeZoneName: "short" })
+  }
+  zoneFormatters.set(timeZone ?? "", made)
+  return made
+}
+
 /**
  * Formats an instant as `%Y-%m-%d %H:%M:%S %z (%Z)` in `timeZone` (the
  * machine's zone by default), e.g. `2026-04-26 23:14:08 -0300 (GMT-3)`;
@@ -84,27 +120,14 @@ export const formatTimestamp = (
   precision: "second" | "minute" = "second"
 ): string => {
   const date = new Date(epochMillis)
-  const zone = timeZone === undefined ? {} : { timeZone }
   const part = (parts: ReadonlyArray<Intl.DateTimeFormatPart>, type: Intl.DateTimeFormatPartTypes): string =>
     parts.find((p) => p.type === type)?.value ?? ""
-  const fields = new Intl.DateTimeFormat("en-US", {
-    ...zone,
-    year: "numeric",
-    month: "2-digit",
-    day: "2-digit",
-    hour: "2-digit",
-    minute: "2-digit",
-    second: "2-digit",
-    hourCycle: "h23",
-    timeZoneName: "longOffset"
-  }).formatToParts(date)
+  const { fields: fieldsFormat, abbreviation: abbreviationFormat } = formattersOf(timeZone)
+  const fields = fieldsFormat.formatToParts(date)
   const longOffset = part(fields, "timeZoneName") // "GMT-03:00", or "GMT" for a zero offset
   const sign = longOffset.length > 3 ? longOffset.charAt(3) : "+"
   const offset = longOffset.length > 3 ? `${sign}${longOffset.slice(4, 6)}${longOffset.slice(7, 9)}` : "+0000"
-  const abbreviation = part(
-    new Intl.DateTimeFormat("en-US", { ...zone, timeZoneName: "short" }).formatToParts(date),
-    "timeZoneName"
-  )
+  const abbreviation = part(abbreviationFormat.formatToParts(date), "timeZoneName")
   return `${part(fields, "year")}-${part(fields, "month")}-${part(fields, "day")} ` +
     `${part(fields, "hour")}:${part(fields, "minute")}${precision === "second" ? `:${part(fields, "second")}` : ""} ` +
     `${offset} (${abbreviation})`
