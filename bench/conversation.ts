@@ -21,6 +21,13 @@
  * A user turn is a sentence of `--words` words (12 by default: a chat
  * message as people type them), different each turn.
  *
+ * Each turn is also replayed on raw node-llama-cpp (`kvReplay.ts`): the KV
+ * work each server reported (tokens kept from the cache, evaluated,
+ * generated), on a bare context sequence of the server's size, timed to
+ * its first sampled token. Its default ÷ baseline ratio is what the longer
+ * prompt costs the model itself, with no easyai code involved: the anchor
+ * a target beyond it is read against.
+ *
  * Per turn: the time to first token (the first content or reasoning delta,
  * else the end of the answer) and the share of the prompt that came from the
  * KV cache (`timings.cache_n` ÷ (`cache_n` + `prompt_n`), as the server
@@ -29,7 +36,8 @@
  * held `--runs` times on fresh servers; the summary gives the median time to
  * first token of the last turn both answered in every run, default ÷
  * baseline, the median of that ratio over every turn from 2 on in every run
- * (steadier on a busy machine), the lowest cached share from turn 2 on, and
+ * (steadier on a busy machine), the same two ratios on the raw anchor, the
+ * lowest cached share from turn 2 on, and
  * the lowest reuse of the previous turn from turn 2 on (each on both
  * servers).
  *
@@ -44,6 +52,7 @@
  */
 import { NodeRuntime } from "@effect/platform-node"
 import { Effect } from "effect"
+import { getLlama, type Llama, LlamaLogLevel, type LlamaModel } from "node-llama-cpp"
 import { type ChildProcess, spawn } from "node:child_process"
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
@@ -52,6 +61,7 @@ import { createInterface } from "node:readline"
 import { fileURLToPath } from "node:url"
 import { testModels } from "../test/support/models.js"
 import { commandLine, wholeNumber } from "./commandLine.js"
+import { kvReplay, type KvReplay } from "./kvReplay.js"
 import { field, log, median, round2 } from "./stats.js"
 
 // ---------- options ----------
@@ -216,20 +226,49 @@ const sendTurn = (url: string, messages: ReadonlyArray<Message>, inject: boolean
 
 // ---------- a conversation, side by side ----------
 
+/** The raw anchor's times to first token for a turn, one per server (see `kvReplay.ts`). */
+interface AnchorTurn {
+  readonly oursMs: number
+  readonly baselineMs: number
+}
+
 /** One turn on both servers; `baseline` is absent when the default server refused the turn. */
 interface Pair {
   readonly ours: Turn
   readonly baseline?: Turn
+  readonly anchor?: AnchorTurn
 }
 
+/** The context size a server runs with, from its `GET /props`. */
+const servedContextSize = (url: string) =>
+  Effect.tryPromise({
+    try: async () => {
+      const size = field(await (await fetch(`${url}/props`)).json(), "n_ctx")
+      if (typeof size !== "number") throw new Error("no n_ctx in /props")
+      return size
+    },
+    catch: (cause) => new Error(`GET /props failed: ${cause instanceof Error ? cause.message : String(cause)}`)
+  })
+
+/** A replay of one server's turns on a context of its own, as large as the server's. */
+const startReplay = (model: LlamaModel, contextSize: number) =>
+  Effect.acquireRelease(
+    Effect.promise(() => model.createContext({ contextSize, threads: Number(threads), flashAttention: false })),
+    (context) => Effect.promise(() => context.dispose())
+  ).pipe(Effect.map((context) => kvReplay(model, context.getSequence(), WORDS.join(" "), contextSize)))
+
 /**
- * Holds the conversation once, on two fresh servers side by side. Stops
- * after `turns` turns, or at the first turn either server refuses.
+ * Holds the conversation once, on two fresh servers side by side, each
+ * turn replayed on the raw anchor too. Stops after `turns` turns, or at
+ * the first turn either server refuses.
  */
-const converse = (modelPath: string, tools: boolean, context: string, run: number) =>
+const converse = (model: LlamaModel, modelPath: string, tools: boolean, context: string, run: number) =>
   Effect.scoped(Effect.gen(function*() {
     const ours = yield* startServe(modelPath, tools, context)
     const baseline = yield* startServe(modelPath, tools, context)
+    const contextSize = yield* servedContextSize(ours.url)
+    const replays = { ours: yield* startReplay(model, contextSize), baseline: yield* startReplay(model, contextSize) }
+    const replay = (on: KvReplay, turn: Turn) => Effect.promise(() => on.turn(turn))
     const history: Array<Message> = []
     const pairs: Array<Pair> = []
     for (let turn = 0; turn < turns; turn++) {
@@ -245,11 +284,15 @@ const converse = (modelPath: string, tools: boolean, context: string, run: numbe
         break
       }
       const theirs = early ?? (yield* sendTurn(baseline.url, history, false, turn))
-      pairs.push({ ours: mine, baseline: theirs })
+      // The same KV work on raw node-llama-cpp, in the same order.
+      const baselineMs = baselineFirst ? yield* replay(replays.baseline, theirs) : Number.NaN
+      const oursMs = yield* replay(replays.ours, mine)
+      const anchor = { oursMs, baselineMs: baselineFirst ? baselineMs : yield* replay(replays.baseline, theirs) }
+      pairs.push({ ours: mine, baseline: theirs, anchor })
       log(
         `  turn ${turn + 1}${baselineFirst ? " (inject off first)" : ""}: TTFT ${round2(mine.ttftMs)} ms ÷ ${round2(theirs.ttftMs)} ms, ` +
           `cached ${mine.cachedTokens}/${mine.cachedTokens + mine.evaluatedTokens} (${round2(mine.cachedShare * 100)}%) ` +
-          `vs ${theirs.cachedTokens}/${theirs.cachedTokens + theirs.evaluatedTokens}` +
+          `vs ${theirs.cachedTokens}/${theirs.cachedTokens + theirs.evaluatedTokens}; raw ${round2(anchor.oursMs)} ms ÷ ${round2(anchor.baselineMs)} ms` +
           (theirs.error === undefined ? "" : `, baseline refused: ${theirs.error}`)
       )
       if (theirs.error !== undefined) break
@@ -270,8 +313,8 @@ const reusedShare = (previous: Turn, turn: Turn): number =>
 /** The turns both servers answered. */
 const answered = (pairs: ReadonlyArray<Pair>) =>
   pairs.flatMap((pair) =>
-    pair.ours.error === undefined && pair.baseline !== undefined && pair.baseline.error === undefined
-      ? [{ ours: pair.ours, baseline: pair.baseline }]
+    pair.ours.error === undefined && pair.baseline !== undefined && pair.baseline.error === undefined && pair.anchor !== undefined
+      ? [{ ours: pair.ours, baseline: pair.baseline, anchor: pair.anchor }]
       : []
   )
 
@@ -296,7 +339,10 @@ const program = Effect.gen(function*() {
   )
   const results: Array<Record<string, unknown>> = []
   const table: Array<string> = []
+  const llama: Llama = yield* Effect.promise(() => getLlama({ gpu: false, build: "never", logLevel: LlamaLogLevel.error }))
   for (const model of models) {
+    // The raw anchor's copy of the model, loaded once for every run on it.
+    const rawModel = yield* Effect.promise(() => llama.loadModel({ modelPath: model.path }))
     for (const tools of toolbelts) {
       const label = `${model.name}, ${tools ? "default tools" : "--no-tools"}`
       let context = contextSize
@@ -304,12 +350,12 @@ const program = Effect.gen(function*() {
       const held: Array<ReadonlyArray<Pair>> = []
       for (let run = 0; run < runs; run++) {
         log(`${label}, run ${run + 1}${context === "" ? "" : `, --ctx ${context}`}`)
-        let pairs = yield* converse(model.path, tools, context, run)
+        let pairs = yield* converse(rawModel, model.path, tools, context, run)
         if (run === 0 && context === "" && overflowedAtOnce(pairs)) {
           note = `the default context refused turn 1 (${pairs[0]?.ours.error?.slice(0, 160)}); held with --ctx ${fallbackContext}`
           log(`${label}: ${note}`)
           context = fallbackContext
-          pairs = yield* converse(model.path, tools, context, run)
+          pairs = yield* converse(rawModel, model.path, tools, context, run)
         }
         held.push(pairs)
       }
@@ -322,11 +368,16 @@ const program = Effect.gen(function*() {
         const before = at(turn - 1)
         const ours = median(pairs.map((pair) => pair.ours.ttftMs))
         const baseline = median(pairs.map((pair) => pair.baseline.ttftMs))
+        const anchorOurs = median(pairs.map((pair) => pair.anchor.oursMs))
+        const anchorBaseline = median(pairs.map((pair) => pair.anchor.baselineMs))
         return {
           turn: turn + 1,
           ttftMs: round2(ours),
           baselineTtftMs: round2(baseline),
           ttftRatio: round2(ours / baseline),
+          anchorTtftMs: round2(anchorOurs),
+          anchorBaselineTtftMs: round2(anchorBaseline),
+          anchorTtftRatio: round2(anchorOurs / anchorBaseline),
           cachedShare: round2(Math.min(...pairs.map((pair) => pair.ours.cachedShare))),
           baselineCachedShare: round2(Math.min(...pairs.map((pair) => pair.baseline.cachedShare))),
           // The lowest over the runs of the share of the previous turn's tokens reused (none before turn 2).
@@ -347,13 +398,16 @@ const program = Effect.gen(function*() {
       const minReused = lastTurn < 2 ? Number.NaN : Math.min(...perTurn.slice(1).map((turn) => turn.reusedShare))
       const minBaselineReused = lastTurn < 2 ? Number.NaN : Math.min(...perTurn.slice(1).map((turn) => turn.baselineReusedShare))
       // Every turn from 2 on, every run: one turn's ratio is at the mercy of the machine's other work.
-      const laterRatios = answeredRuns.flatMap((pairs) => pairs.slice(1, lastTurn).map((pair) => pair.ours.ttftMs / pair.baseline.ttftMs))
-      const medianLaterRatio = round2(median(laterRatios))
+      const laterRatios = (ratio: (pair: ReturnType<typeof answered>[number]) => number) =>
+        round2(median(answeredRuns.flatMap((pairs) => pairs.slice(1, lastTurn).map(ratio))))
+      const medianLaterRatio = laterRatios((pair) => pair.ours.ttftMs / pair.baseline.ttftMs)
+      const anchorMedianLaterRatio = laterRatios((pair) => pair.anchor.oursMs / pair.anchor.baselineMs)
       const refused = held.map(refusal).find((error) => error !== undefined)
-      log(`${label}: turn ${lastTurn} TTFT default ÷ inject off ${last?.ttftRatio ?? Number.NaN}; lowest cached share from turn 2 ${minShare} (inject off ${minBaselineShare}), lowest reuse of the previous turn ${minReused} (inject off ${minBaselineReused})`)
+      log(`${label}: turn ${lastTurn} TTFT default ÷ inject off ${last?.ttftRatio ?? Number.NaN} (raw anchor ${last?.anchorTtftRatio ?? Number.NaN}); lowest cached share from turn 2 ${minShare} (inject off ${minBaselineShare}), lowest reuse of the previous turn ${minReused} (inject off ${minBaselineReused})`)
       table.push(
         `${model.name} | ${tools ? "default" : "none"} | ${context === "" ? "default" : context} | ${lastTurn} | ` +
           `${last?.ttftMs ?? Number.NaN} | ${last?.baselineTtftMs ?? Number.NaN} | ${last?.ttftRatio ?? Number.NaN} | ${medianLaterRatio} | ` +
+          `${last?.anchorTtftRatio ?? Number.NaN} | ${anchorMedianLaterRatio} | ` +
           `${minShare} | ${minBaselineShare} | ${minReused} | ${minBaselineReused} | ${last === undefined ? "-" : `${last.evaluatedTokens}/${last.baselineEvaluatedTokens}`} | ` +
           `${refused === undefined ? "-" : refused.slice(0, 90)}`
       )
@@ -365,6 +419,8 @@ const program = Effect.gen(function*() {
         lastTurn,
         lastTurnTtftRatio: last?.ttftRatio ?? Number.NaN,
         medianTtftRatioFromTurn2: medianLaterRatio,
+        anchorLastTurnTtftRatio: last?.anchorTtftRatio ?? Number.NaN,
+        anchorMedianTtftRatioFromTurn2: anchorMedianLaterRatio,
         minCachedShareFromTurn2: minShare,
         baselineMinCachedShareFromTurn2: minBaselineShare,
         minReusedShareFromTurn2: minReused,
@@ -373,11 +429,12 @@ const program = Effect.gen(function*() {
         turns: perTurn
       })
     }
+    yield* Effect.promise(() => rawModel.dispose())
   }
   console.log("")
   console.log(
     "model | tools | ctx | last turn answered | its median TTFT default ms | inject off ms | default÷off | " +
-      "median default÷off of turns 2+ | " +
+      "median default÷off of turns 2+ | raw anchor default÷off, last turn | raw anchor, median of turns 2+ | " +
       "min cached share from turn 2 | inject off | min reuse of the previous turn | inject off | last turn evaluated default/off | refused"
   )
   for (const line of table) console.log(line)
