@@ -30,6 +30,7 @@ import { toGbnfSchema } from "./gbnfSchema.js"
 import { renderPrompt, toChatHistory, toFunctions } from "./history.js"
 import { load } from "./load.js"
 import * as SequencePool from "./sequencePool.js"
+import { rememberingTokenizer } from "./tokenMemory.js"
 import { errorText } from "../../domain/errorText.js"
 import { scopedSpannedStream } from "../tracing/spannedStream.js"
 
@@ -67,8 +68,10 @@ const make = (config: EngineConfig) =>
     /** The prompt as the wrapper renders it (once per request: it is tokenized, and kept on the span). */
     const render = (history: ReturnType<typeof toChatHistory>, functions: ChatModelFunctions | undefined) =>
       wrapper === undefined ? undefined : renderPrompt(wrapper, history, functions)
+    // A conversation's prompt comes back every turn with one turn more: what it already held is not tokenized again.
+    const tokenizer = rememberingTokenizer(model.tokenizer)
     const promptTokens = (history: ReturnType<typeof toChatHistory>, functions: ChatModelFunctions | undefined) =>
-      render(history, functions)?.tokenize(model.tokenizer) ?? []
+      render(history, functions)?.tokenize(tokenizer) ?? []
 
     /** A grammar from what the request gave; what the builder refuses (nesting too deep, an object `const`) is the request's. */
     const grammarOf = <G>(what: string, field: "tools" | "responseFormat", build: () => Promise<G>) =>
@@ -106,7 +109,7 @@ const make = (config: EngineConfig) =>
           ? undefined
           : toFunctions(request.tools)
         const prompt = render(history, offered)
-        const tokens = prompt?.tokenize(model.tokenizer) ?? []
+        const tokens = prompt?.tokenize(tokenizer) ?? []
         const annotate = (attributes: Readonly<Record<string, unknown>>) => {
           for (const [key, value] of Object.entries(attributes)) span.attribute(key, value)
         }
