@@ -284,10 +284,12 @@ const converse = (model: LlamaModel, modelPath: string, tools: boolean, context:
         break
       }
       const theirs = early ?? (yield* sendTurn(baseline.url, history, false, turn))
-      // The same KV work on raw node-llama-cpp, in the same order.
-      const baselineMs = baselineFirst ? yield* replay(replays.baseline, theirs) : Number.NaN
-      const oursMs = yield* replay(replays.ours, mine)
-      const anchor = { oursMs, baselineMs: baselineFirst ? baselineMs : yield* replay(replays.baseline, theirs) }
+      // The same KV work on raw node-llama-cpp, in the order the servers were asked.
+      const served = { ours: mine, baseline: theirs }
+      const anchor = { oursMs: Number.NaN, baselineMs: Number.NaN }
+      for (const side of baselineFirst ? ["baseline", "ours"] as const : ["ours", "baseline"] as const) {
+        anchor[`${side}Ms`] = yield* replay(replays[side], served[side])
+      }
       pairs.push({ ours: mine, baseline: theirs, anchor })
       log(
         `  turn ${turn + 1}${baselineFirst ? " (inject off first)" : ""}: TTFT ${round2(mine.ttftMs)} ms ÷ ${round2(theirs.ttftMs)} ms, ` +
