@@ -17,6 +17,7 @@
  * @module
  */
 import type { BuiltinSpecialTokenValue, Token, Tokenizer } from "node-llama-cpp"
+import { makeRecentMap } from "../../domain/recentMap.js"
 
 /** How many characters of tokenized text are remembered: a few long conversations' worth. */
 export const tokenMemoryCharacters = 4_000_000
@@ -26,27 +27,7 @@ const shortestRemembered = 64
 
 /** `tokenizer`, remembering up to `capacity` characters of the texts it tokenized and their tokens. */
 export const rememberingTokenizer = (tokenizer: Tokenizer, capacity: number = tokenMemoryCharacters): Tokenizer => {
-  const known = new Map<string, ReadonlyArray<Token>>()
-  let held = 0
-  const recall = (key: string): ReadonlyArray<Token> | undefined => {
-    const tokens = known.get(key)
-    if (tokens !== undefined) {
-      // Map order is the eviction order: a text read again moves to the back.
-      known.delete(key)
-      known.set(key, tokens)
-    }
-    return tokens
-  }
-  const remember = (key: string, tokens: ReadonlyArray<Token>): void => {
-    if (key.length > capacity) return
-    known.set(key, tokens)
-    held += key.length
-    for (const [oldest] of known) {
-      if (held <= capacity) break
-      known.delete(oldest)
-      held -= oldest.length
-    }
-  }
+  const known = makeRecentMap<ReadonlyArray<Token>>(capacity, (text) => text.length)
   const tokenize = (text: string, specialTokens?: boolean | "builtin", options?: "trimLeadingSpace"): Array<Token> => {
     // The text of a builtin special token is one of its names (the overload node-llama-cpp declares).
     if (specialTokens === "builtin") return tokenizer(text as BuiltinSpecialTokenValue, "builtin")
@@ -54,10 +35,10 @@ export const rememberingTokenizer = (tokenizer: Tokenizer, capacity: number = to
     // The flags lead the key, so that one text tokenized two ways is two entries.
     const key = `${specialTokens === true ? "s" : "-"}${options === "trimLeadingSpace" ? "t" : "-"}${text}`
     // A copy either way: the caller owns the array it gets, as it does from the model's own tokenizer.
-    const remembered = recall(key)
+    const remembered = known.get(key)
     if (remembered !== undefined) return remembered.slice()
     const tokens = tokenizer(text, specialTokens, options)
-    remember(key, tokens.slice())
+    known.set(key, tokens.slice())
     return tokens
   }
   return Object.assign(tokenize, {
