@@ -119,18 +119,27 @@ export const formatTimestamp = (
   timeZone?: string,
   precision: "second" | "minute" = "second"
 ): string => {
-  const date = new Date(epochMillis)
+  const { date, minute, second, zone } = timestampParts(epochMillis, timeZone)
+  return `${date} ${minute}${precision === "second" ? `:${second}` : ""} ${zone}`
+}
+
+/** An instant's `%Y-%m-%d`, `%H:%M`, `%S` and `%z (%Z)` in `timeZone` (the machine's by default). */
+const timestampParts = (epochMillis: number, timeZone: string | undefined) => {
+  const instant = new Date(epochMillis)
   const part = (parts: ReadonlyArray<Intl.DateTimeFormatPart>, type: Intl.DateTimeFormatPartTypes): string =>
     parts.find((p) => p.type === type)?.value ?? ""
   const { fields: fieldsFormat, abbreviation: abbreviationFormat } = formattersOf(timeZone)
-  const fields = fieldsFormat.formatToParts(date)
+  const fields = fieldsFormat.formatToParts(instant)
   const longOffset = part(fields, "timeZoneName") // "GMT-03:00", or "GMT" for a zero offset
   const sign = longOffset.length > 3 ? longOffset.charAt(3) : "+"
   const offset = longOffset.length > 3 ? `${sign}${longOffset.slice(4, 6)}${longOffset.slice(7, 9)}` : "+0000"
-  const abbreviation = part(abbreviationFormat.formatToParts(date), "timeZoneName")
-  return `${part(fields, "year")}-${part(fields, "month")}-${part(fields, "day")} ` +
-    `${part(fields, "hour")}:${part(fields, "minute")}${precision === "second" ? `:${part(fields, "second")}` : ""} ` +
-    `${offset} (${abbreviation})`
+  const abbreviation = part(abbreviationFormat.formatToParts(instant), "timeZoneName")
+  return {
+    date: `${part(fields, "year")}-${part(fields, "month")}-${part(fields, "day")}`,
+    minute: `${part(fields, "hour")}:${part(fields, "minute")}`,
+    second: part(fields, "second"),
+    zone: `${offset} (${abbreviation})`
+  }
 }
 
 /**
@@ -138,18 +147,32 @@ export const formatTimestamp = (
  * use it. It names no time itself, so it never changes.
  */
 export const dateTimeBlock = `# AUTHORITATIVE DATE/TIME (do not ignore, do not second-guess)
-A user message ends with a line "Sent: <date and time>" when the clock moved since the last one; the newest is now.
+A user message ends with a line "Sent: <date and time>" when the clock moved since the last one ("Sent: <time>" on the same day); the newest is now.
 Trust it over any training-data intuition about "today".
 Compute ages, durations, deadlines and "how long ago" from it.`
 
 /**
- * The clock note of one user message, to the minute, e.g.
- * `Sent: 2026-04-26 23:14 -0300 (GMT-3)`: a few tokens, since the turn that
- * carries one evaluates it, and a minute is as fine as a conversation needs
- * (the datetime tool tells seconds).
+ * A minute as a user message's clock note tells it: in full, or by the time
+ * of day alone when an earlier note of the conversation gave its day.
  */
-export const clockNote = (epochMillis: number, timeZone?: string): string =>
-  `Sent: ${formatTimestamp(epochMillis, timeZone, "minute")}`
+export interface ClockReading {
+  /** `Sent: 2026-04-26 23:14 -0300 (GMT-3)`. */
+  readonly full: string
+  /** `Sent: 23:14`: a third of the tokens, and every note after the first of a day is one. */
+  readonly timeOfDay: string
+  /** The day and the zone `full` names, `2026-04-26 -0300 (GMT-3)`. */
+  readonly day: string
+}
+
+/**
+ * The clock note of one user message, to the minute: a few tokens, since
+ * the turn that carries one evaluates it, and a minute is as fine as a
+ * conversation needs (the datetime tool tells seconds).
+ */
+export const clockNote = (epochMillis: number, timeZone?: string): ClockReading => {
+  const { date, minute, zone } = timestampParts(epochMillis, timeZone)
+  return { full: `Sent: ${date} ${minute} ${zone}`, timeOfDay: `Sent: ${minute}`, day: `${date} ${zone}` }
+}
 
 /**
  * The conversation as the model sees it: each user message for which

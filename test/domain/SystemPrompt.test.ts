@@ -48,11 +48,19 @@ describe("formatTimestamp", () => {
 })
 
 describe("clock note", () => {
-  const note = clockNote(at, "UTC")
+  const note = clockNote(at, "UTC").full
 
-  it("says when the message was sent, to the minute, on one short line", () => {
-    expect(note).toBe("Sent: 2026-04-27 02:14 +0000 (UTC)")
-    expect(clockNote(at, "America/Sao_Paulo")).toBe("Sent: 2026-04-26 23:14 -0300 (GMT-3)")
+  it("says when the message was sent, to the minute, on one short line: in full, or the time of day for a day already told", () => {
+    expect(clockNote(at, "UTC")).toEqual({
+      full: "Sent: 2026-04-27 02:14 +0000 (UTC)",
+      timeOfDay: "Sent: 02:14",
+      day: "2026-04-27 +0000 (UTC)"
+    })
+    expect(clockNote(at, "America/Sao_Paulo")).toEqual({
+      full: "Sent: 2026-04-26 23:14 -0300 (GMT-3)",
+      timeOfDay: "Sent: 23:14",
+      day: "2026-04-26 -0300 (GMT-3)"
+    })
   })
 
   it("goes on the user messages it names, after a blank line, leaving every other message as it was", () => {
@@ -90,7 +98,9 @@ describe("dynamic preamble", () => {
     ].map((heading) => text.indexOf(heading))
     expect(order.every((position) => position >= 0)).toBe(true)
     expect([...order].sort((a, b) => a - b)).toEqual(order)
-    expect(text).toContain("A user message ends with a line \"Sent: <date and time>\" when the clock moved since the last one; the newest is now.")
+    expect(text).toContain(
+      "A user message ends with a line \"Sent: <date and time>\" when the clock moved since the last one (\"Sent: <time>\" on the same day); the newest is now."
+    )
     expect(text).toContain("Your training data ends around 2024-10.")
     expect(text.endsWith("easyai(8) bitnet(3)")).toBe(true)
   })

@@ -107,8 +107,8 @@ const converse = Effect.gen(function*() {
   }
 })
 
-/** A clock note as the preamble writes it: `Sent: 2026-11-23 09:00 +0000 (UTC)`. */
-const clock = /Sent: \d{4}-\d{2}-\d{2} \d{2}:\d{2} [+-]\d{4} \([^)\n]*\)/g
+/** A clock note as the preamble writes it: `Sent: 2026-11-23 09:00 +0000 (UTC)`, or `Sent: 10:00` later that day. */
+const clock = /Sent: (?:\d{4}-\d{2}-\d{2} )?\d{2}:\d{2}(?: [+-]\d{4} \([^)\n]*\))?/g
 
 const assertStable = (prompts: ReadonlyArray<string>, withTools: boolean) => {
   expect(prompts).toHaveLength(questions.length)
@@ -119,6 +119,8 @@ const assertStable = (prompts: ReadonlyArray<string>, withTools: boolean) => {
     const notes = current.match(clock) ?? []
     expect(notes).toHaveLength(turn + 1)
     expect(new Set(notes).size).toBe(turn + 1)
+    // The first tells the day, and the others, on the same day, the time alone.
+    expect(notes.map((note) => /^Sent: \d{4}-/.test(note))).toEqual(notes.map((_, index) => index === 0))
     const newestNote = notes.at(-1) ?? ""
     const noteAt = current.lastIndexOf(newestNote)
     expect(noteAt).toBeGreaterThan(current.lastIndexOf(questions[turn] ?? ""))

@@ -167,7 +167,7 @@ describe("Session", () => {
           yield* session.system,
           "first\n\nSent: 2026-11-23 09:00 +0000 (UTC)",
           "one",
-          "second\n\nSent: 2026-11-23 10:00 +0000 (UTC)"
+          "second\n\nSent: 10:00"
         ])
         expect((yield* session.history).map((message) => message.content)).toEqual(["first", "one", "second", "two"])
       }).pipe(Effect.provide(scriptedSession([Scripted.reply("one"), Scripted.reply("two")]))))
