@@ -50,36 +50,30 @@ describe("PreambleLive", () => {
       ])
     }).pipe(Effect.provide(PreambleLive.layer({ timeZone: "UTC" }))))
 
-  it.effect("tells the date again on the first message after midnight, and in the zone it is set to", () =>
+  it.effect("tells the date again on the first message after midnight, as the zone it is set to counts days", () =>
     Effect.gen(function*() {
-      const preamble = yield* Preamble
-      yield* TestClock.setTime(Date.UTC(2026, 10, 21, 23, 59, 0))
-      const asked = [new SystemMessage({ content: "S" }), new UserMessage({ content: "late" })]
-      yield* preamble.stamp(asked)
-      yield* TestClock.adjust("2 minutes")
-      const next = [...asked, new AssistantMessage({ content: "yes" }), new UserMessage({ content: "later" })]
-      expect((yield* preamble.stamp(next)).map((message) => message.content).slice(1)).toEqual([
+      // The same two instants, 23:59 and 00:01 UTC: on two days in UTC, on one in São Paulo (UTC-3).
+      const lateThenEarly = (timeZone: string) =>
+        Effect.gen(function*() {
+          const preamble = yield* Preamble
+          yield* TestClock.setTime(Date.UTC(2026, 10, 21, 23, 59, 0))
+          const asked = [new SystemMessage({ content: "S" }), new UserMessage({ content: "late" })]
+          yield* preamble.stamp(asked)
+          yield* TestClock.adjust("2 minutes")
+          const next = yield* preamble.stamp([...asked, new AssistantMessage({ content: "yes" }), new UserMessage({ content: "later" })])
+          return next.map((message) => message.content).slice(1)
+        }).pipe(Effect.provide(PreambleLive.layer({ timeZone })))
+      expect(yield* lateThenEarly("UTC")).toEqual([
         "late\n\nSent: 2026-11-21 23:59 +0000 (UTC)",
         "yes",
         "later\n\nSent: 2026-11-22 00:01 +0000 (UTC)"
       ])
-      // The same instants in São Paulo (UTC-3) are both on the 21st: the second note is the time alone.
-      const local = yield* Effect.provide(
-        Effect.gen(function*() {
-          const there = yield* Preamble
-          yield* TestClock.setTime(Date.UTC(2026, 10, 21, 23, 59, 0))
-          yield* there.stamp(asked)
-          yield* TestClock.adjust("2 minutes")
-          return yield* there.stamp(next)
-        }),
-        PreambleLive.layer({ timeZone: "America/Sao_Paulo" })
-      )
-      expect(local.map((message) => message.content).slice(1)).toEqual([
+      expect(yield* lateThenEarly("America/Sao_Paulo")).toEqual([
         "late\n\nSent: 2026-11-21 20:59 -0300 (GMT-3)",
         "yes",
         "later\n\nSent: 21:01"
       ])
-    }).pipe(Effect.provide(PreambleLive.layer({ timeZone: "UTC" }))))
+    }))
 
   it.effect("stamps nothing when date injection is off", () =>
     Effect.gen(function*() {
