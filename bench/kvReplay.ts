@@ -23,7 +23,7 @@ export interface KvWork {
   readonly predictedTokens: number
 }
 
-/** A sequence replaying one server's turns, and the filler it evaluates. */
+/** A sequence replaying one server's turns. */
 export interface KvReplay {
   /** Replays a turn; resolves to the milliseconds from its start to the first sampled token. */
   readonly turn: (work: KvWork) => Promise<number>
