@@ -30,13 +30,12 @@
  * @module
  */
 import { Either } from "effect"
-import type { GbnfJsonSchema, LlamaJsonSchemaGrammar } from "node-llama-cpp"
+import type { GbnfJsonSchema } from "node-llama-cpp"
 import { ModelError } from "../../domain/errors.js"
-import { isObject } from "../../domain/json.js"
+import { isObject, parseJson } from "../../domain/json.js"
 import { newToolCallId, ToolCall, type ToolSpec } from "../../domain/ToolCall.js"
 import type { ChatRequest } from "../../services/ChatModel.js"
 import { asGbnfSchema, type Json, reduceSchema } from "./gbnfSchema.js"
-import { errorText } from "../../domain/errorText.js"
 
 /**
  * The longest string a forced call may hold whatever its budget: the
@@ -168,15 +167,17 @@ export const forcedTools = (request: ChatRequest): ReadonlyArray<ToolSpec> | Mod
 /**
  * The forced output as a tool call, or why it is not one: the text ends
  * before the grammar's last character (the generation stopped early) or,
- * which the grammar should rule out, it does not match the schema.
+ * which the grammar should rule out, it is not a call.
+ *
+ * The text is read as JSON, not through the grammar's own `parse`: that
+ * validator measures a string in UTF-16 code units where the grammar counts
+ * characters, so a call whose string holds a character outside the Basic
+ * Multilingual Plane (an emoji is one character, two code units) was
+ * refused although the grammar had let it through. The tool checks its
+ * arguments against its own schema when it runs.
  */
-export const readForcedCall = (grammar: LlamaJsonSchemaGrammar<GbnfJsonSchema>, text: string): Either.Either<ToolCall, string> => {
-  let parsed: unknown
-  try {
-    parsed = grammar.parse(text)
-  } catch (error) {
-    return Either.left(errorText(error))
-  }
-  if (!isObject(parsed) || typeof parsed["name"] !== "string") return Either.left("the call has no name")
-  return Either.right(new ToolCall({ id: newToolCallId(), name: parsed["name"], arguments: JSON.stringify(parsed["arguments"] ?? {}) }))
-}
+export const readForcedCall = (text: string): Either.Either<ToolCall, string> =>
+  Either.flatMap(parseJson(text), (parsed) =>
+    isObject(parsed) && typeof parsed["name"] === "string"
+      ? Either.right(new ToolCall({ id: newToolCallId(), name: parsed["name"], arguments: JSON.stringify(parsed["arguments"] ?? {}) }))
+      : Either.left("the call has no name"))

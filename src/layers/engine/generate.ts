@@ -210,7 +210,7 @@ class TurnSink {
     const { generation } = this
     let calls: ReadonlyArray<ToolCall>
     if (generation.mode._tag === "Forced") {
-      const read = readForcedCall(generation.mode.grammar, result.response)
+      const read = readForcedCall(result.response)
       if (Either.isRight(read)) calls = [read.right]
       else if (cutShort(result.metadata.stopReason)) {
         // A call the budget (or a stop sequence) cut short is dropped, and the finish reason

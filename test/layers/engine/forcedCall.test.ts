@@ -4,12 +4,13 @@
  * a call the budget still cuts short ends the turn with `length`, no call.
  */
 import { describe, expect, it, layer } from "@effect/vitest"
-import { Chunk, Effect, Schema, Stream } from "effect"
+import { Chunk, Effect, Either, Schema, Stream } from "effect"
 import { type ChatRequest, Engine, EngineLive, type ModelEvent, SystemMessage, Tool, UserMessage } from "easyai"
 import { presets } from "../../../src/domain/Sampling.js"
 import {
   boundStrings,
   maxForcedString,
+  readForcedCall,
   stringBound,
   stringSlots
 } from "../../../src/layers/engine/forcedCall.js"
@@ -85,6 +86,37 @@ const finish = (events: ReadonlyArray<ModelEvent>) => {
 
 const completionTokens = (events: ReadonlyArray<ModelEvent>) =>
   events.reduce((sum, event) => sum + (event._tag === "Usage" ? event.completionTokens : 0), 0)
+
+describe("reading the forced call", () => {
+  layer(EngineLive.layer(engineConfig(testModels[0]!)), { timeout: 60_000, excludeTestServices: true })((it) => {
+    it.effect("reads a call whose strings count characters as the grammar does, an emoji one, where node-llama-cpp's validator counts two", () =>
+      Effect.gen(function*() {
+        const { llama } = (yield* Engine).native
+        const grammar = yield* Effect.promise(() =>
+          llama.createGrammarForJsonSchema({
+            type: "object",
+            properties: {
+              name: { const: "note" },
+              arguments: { type: "object", properties: { text: { type: "string", maxLength: 3 } } }
+            }
+          })
+        )
+        // Three characters for a bound of three, each outside the Basic Multilingual Plane.
+        const text = `{"name": "note", "arguments": {"text": "😀🎉🚀"}}`
+        expect(() => grammar.parse(text)).toThrow("Expected at most 3 characters but got 6")
+        const read = readForcedCall(text)
+        expect(Either.isRight(read) && { name: read.right.name, arguments: JSON.parse(read.right.arguments) }).toEqual({
+          name: "note",
+          arguments: { text: "😀🎉🚀" }
+        })
+      }))
+  })
+
+  it("says why a text is not a call: cut before its end, or without a name", () => {
+    expect(Either.isLeft(readForcedCall(`{"name": "note", "arguments": {"text": "abc`))).toBe(true)
+    expect(readForcedCall(`{"arguments": {}}`)).toEqual(Either.left("the call has no name"))
+  })
+})
 
 for (const model of testModels) {
   describe(`forced calls on ${model.name}`, () => {
